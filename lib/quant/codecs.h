@@ -1,0 +1,26 @@
+// CPU quant codecs with ggml's exact block layouts (ggml-common.h,
+// ggml-quants.c). Dequantization is bit-exact with ggml's reference code.
+#pragma once
+
+#include <cstdint>
+
+#include "lib/gguf/ggml_types.h"
+
+namespace lanec {
+
+bool can_dequantize(GgmlType type);  // F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 Q4_K Q5_K Q6_K MXFP4
+bool can_quantize(GgmlType type);    // at least F32 F16 BF16 Q8_0 Q4_0 Q4_K Q6_K
+
+// n must be a multiple of the block size; src holds n/block_elems blocks.
+// Throws lanec::Error for an unsupported type or a bad n.
+void dequantize_row(GgmlType type, const uint8_t* src, float* dst, uint64_t n);
+// Quantizes n floats with ggml's reference (non-imatrix) quantizer.
+void quantize_row(GgmlType type, const float* src, uint8_t* dst, uint64_t n);
+
+// Half-precision helpers shared by codecs, synth and the reference executor.
+float fp16_to_f32(uint16_t h);
+uint16_t f32_to_fp16(float f);        // round to nearest even
+float bf16_to_f32(uint16_t h);
+uint16_t f32_to_bf16(float f);        // round to nearest even, as ggml does (NaN kept quiet)
+
+}  // namespace lanec
