@@ -61,7 +61,13 @@ std::string format_float(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char buf[40];
-  // The fewest significant digits that read back to the same double.
+  // Whole numbers below 2^53 print in full ("10000.0", not "1e+04"): exact
+  // and easier to read for rope bases and window sizes.
+  if (value == std::floor(value) && std::fabs(value) < 9007199254740992.0) {
+    std::snprintf(buf, sizeof buf, "%.0f.0", value);
+    return buf;
+  }
+  // Otherwise the fewest significant digits that read back to the same double.
   for (int digits = 1; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, value);
     if (std::strtod(buf, nullptr) == value) break;
@@ -245,7 +251,9 @@ class LineParser {
     char* end = nullptr;
     if (is_float) {
       double d = std::strtod(text.c_str(), &end);
-      if (*end != '\0' || errno == ERANGE || text.find_first_of("xXpP") != std::string::npos)
+      // Underflow to a subnormal still reads back exactly; only overflow is an error.
+      bool overflow = errno == ERANGE && std::isinf(d);
+      if (*end != '\0' || overflow || text.find_first_of("xXpP") != std::string::npos)
         fail_at(start, "a value (an int, a float or a \"string\")", "'" + text + "'");
       return d;
     }
