@@ -178,6 +178,11 @@ class Graph {
   std::unordered_map<std::string, TensorId> by_name_;
 };
 
+// Tensor names are runs of letters, digits, '_', '.' and '-' (GGUF tensor
+// names fit), so the text form needs no quoting for them.
+bool is_name_char(char c);
+bool is_valid_tensor_name(std::string_view name);
+
 // "[2048, 1024]"
 std::string shape_to_string(const std::vector<int64_t>& shape);
 // A short description of an op for error messages: "op #12 (rms_norm -> attn_norm_l00)".
