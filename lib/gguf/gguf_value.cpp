@@ -4,6 +4,7 @@
 #include "lib/gguf/gguf_value.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace lanec {
@@ -24,9 +25,16 @@ bool same_bits(T a, T b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-std::string format_float(double v) {
+// The shortest %g rendering that reads back as the same value ("1e-06", not
+// "9.99999997e-07").
+std::string format_float(double v, bool is_f32) {
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.9g", v);
+  const int max_precision = is_f32 ? 9 : 17;
+  for (int precision = 1; precision <= max_precision; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, v);
+    const double back = std::strtod(buffer, nullptr);
+    if (is_f32 ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
+  }
   return buffer;
 }
 
@@ -67,8 +75,8 @@ std::string scalar_summary(const GgufValue& value) {
     case GgufValueType::I32: return std::to_string(std::get<int32_t>(value.data));
     case GgufValueType::U64: return std::to_string(std::get<uint64_t>(value.data));
     case GgufValueType::I64: return std::to_string(std::get<int64_t>(value.data));
-    case GgufValueType::F32: return format_float(std::get<float>(value.data));
-    case GgufValueType::F64: return format_float(std::get<double>(value.data));
+    case GgufValueType::F32: return format_float(std::get<float>(value.data), true);
+    case GgufValueType::F64: return format_float(std::get<double>(value.data), false);
     case GgufValueType::BOOL: return std::get<bool>(value.data) ? "true" : "false";
     case GgufValueType::STRING: return quote_string(std::get<std::string>(value.data), 80);
     case GgufValueType::ARRAY: return "array";
