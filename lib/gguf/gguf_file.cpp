@@ -3,7 +3,7 @@
 // infos, zero padding to the alignment, then the data section.
 //
 // Every read goes through Cursor, which checks the bytes left before it
-// touches them; every count is checked against the bytes left (count × the
+// touches them; every count is checked against the bytes left (count times the
 // smallest encoding of one item) before anything is reserved, so a hostile
 // file is an Error naming the file, the byte offset and the problem, never a
 // crash or a huge allocation.
@@ -27,9 +27,6 @@ namespace {
 
 constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
 constexpr uint32_t kMaxDims = 4;
-// Tensor names in ggml are at most 63 bytes; real files stay far below this
-// bound, which only keeps a hostile name from being megabytes long.
-constexpr uint64_t kMaxTensorNameBytes = 4096;
 constexpr uint32_t kDefaultAlignment = 32;
 
 std::string plural(uint64_t n, const char* word) {
@@ -163,9 +160,8 @@ class GgufCursor {
   // Checks that `count` items of at least `min_bytes` each can fit in the rest.
   void check_count(uint64_t at, uint64_t count, uint64_t min_bytes, const std::string& what) const {
     if (count > left() / min_bytes) {
-      fail_at(at, what + " " + std::to_string(count) + " needs at least " +
-                      std::to_string(count) + " × " + plural(min_bytes, "byte") +
-                      " but only " + plural(left(), "byte") + " are left in the file");
+      fail_at(at, what + " " + std::to_string(count) + " (at least " + plural(min_bytes, "byte") +
+                      " each) exceeds the " + plural(left(), "byte") + " left in the file");
     }
   }
 
@@ -342,7 +338,7 @@ class GgufParser {
     for (uint64_t i = 0; i < tensor_count_; ++i) {
       GgufTensorInfo info;
       const uint64_t name_at = in_.pos();
-      info.name = in_.read_string("name of tensor #" + std::to_string(i), kMaxTensorNameBytes);
+      info.name = in_.read_string("name of tensor #" + std::to_string(i), kGgufMaxTensorNameBytes);
       if (file_.tensor_index_.count(info.name) != 0) {
         in_.fail_at(name_at, "duplicate tensor name '" + info.name + "'");
       }

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "lib/common/error.h"
+#include "lib/gguf/gguf_file.h"
 
 namespace lanec {
 namespace {
@@ -154,6 +155,10 @@ namespace {
 
 uint64_t checked_tensor_bytes(const std::string& name, const std::vector<uint64_t>& ne,
                               GgmlType type) {
+  if (name.size() > kGgufMaxTensorNameBytes) {
+    throw Error("gguf writer: tensor name '" + name.substr(0, 64) + "...' is longer than " +
+                std::to_string(kGgufMaxTensorNameBytes) + " bytes");
+  }
   if (ne.empty() || ne.size() > 4) {
     throw Error("gguf writer: tensor '" + name + "' has " + std::to_string(ne.size()) +
                 " dimensions, expected 1 to 4");
@@ -385,6 +390,13 @@ void GgufWriter::write(const std::string& path, unsigned threads,
   if (ftruncate(file.fd, static_cast<off_t>(p.layout.total_size)) != 0) {
     throw Error(path + ": cannot size the file to " + std::to_string(p.layout.total_size) +
                 " bytes: " + errno_text());
+  }
+  // Reserve the blocks now: a full disk is then an error here, not a SIGBUS
+  // while filling the mapping. Filesystems without fallocate are let through.
+  const int reserve = posix_fallocate(file.fd, 0, static_cast<off_t>(p.layout.total_size));
+  if (reserve == ENOSPC || reserve == EFBIG) {
+    throw Error(path + ": cannot reserve " + std::to_string(p.layout.total_size) +
+                " bytes: " + std::strerror(reserve));
   }
   file.length = static_cast<size_t>(p.layout.total_size);
   file.address = mmap(nullptr, file.length, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd, 0);

@@ -80,8 +80,8 @@ TEST_CASE("gguf corrupt: truncation at each section boundary says where", "[gguf
   CHECK_THAT(parse_error(bytes, 8), Catch::Contains("at byte 8: file ends inside tensor count"));
   CHECK_THAT(parse_error(bytes, 16), Catch::Contains("at byte 16: file ends inside metadata count"));
   CHECK_THAT(parse_error(bytes, 24),
-             Catch::Contains("at byte 16: metadata count 5 needs at least 5 × 13 bytes but only 0 "
-                             "bytes are left in the file"));
+             Catch::Contains("at byte 16: metadata count 5 (at least 13 bytes each) exceeds the 0 "
+                             "bytes left in the file"));
   {
     // With one key announced, the count check passes and the string length is what fails.
     std::vector<uint8_t> one_key = bytes;
@@ -91,7 +91,7 @@ TEST_CASE("gguf corrupt: truncation at each section boundary says where", "[gguf
                                "exceeds the 2 bytes left in the file"));
   }
   CHECK_THAT(parse_error(bytes, first_tensor_info),
-             Catch::Contains("at byte 8: tensor count 2 needs at least 2 × 32 bytes but only 0"));
+             Catch::Contains("at byte 8: tensor count 2 (at least 32 bytes each) exceeds the 0 bytes"));
   CHECK_THAT(parse_error(bytes, end_of_infos),
              Catch::Contains("the data section would start at byte " +
                              std::to_string(whole.data_offset())));
@@ -122,11 +122,12 @@ TEST_CASE("gguf corrupt: counts and lengths near 2^64 fail before any allocation
   const size_t left_after_header = good.size() - 24;
   std::vector<uint8_t> bytes = good;
   patch<uint64_t>(bytes, 16, kMax);
-  check_error(bytes, 16, "metadata count 18446744073709551615 needs at least");
+  check_error(bytes, 16, "metadata count 18446744073709551615 (at least 13 bytes each) exceeds the " +
+                             std::to_string(good.size() - 24) + " bytes left in the file");
 
   bytes = good;
   patch<uint64_t>(bytes, 8, uint64_t{1} << 63);
-  check_error(bytes, 8, "tensor count 9223372036854775808 needs at least");
+  check_error(bytes, 8, "tensor count 9223372036854775808 (at least 32 bytes each) exceeds");
 
   bytes = good;
   patch<uint64_t>(bytes, 24, kMax);
@@ -145,8 +146,9 @@ TEST_CASE("gguf corrupt: counts and lengths near 2^64 fail before any allocation
     const KeyAt arr = key_at(bytes, "a.arr");
     patch<uint64_t>(bytes, arr.value + 4, count);
     check_error(bytes, arr.value + 4,
-                "array 'a.arr' of u32 count " + std::to_string(count) + " needs at least " +
-                    std::to_string(count) + " × 4 bytes");
+                "array 'a.arr' of u32 count " + std::to_string(count) +
+                    " (at least 4 bytes each) exceeds the " +
+                    std::to_string(good.size() - arr.value - 12) + " bytes left in the file");
   }
 
   bytes = good;
@@ -159,6 +161,18 @@ TEST_CASE("gguf corrupt: counts and lengths near 2^64 fail before any allocation
   const TensorAt aaa = tensor_at(bytes, "tensor.aaa", 2);
   patch<uint64_t>(bytes, aaa.name - 8, kMax);
   check_error(bytes, aaa.name - 8, "name of tensor #0 length 18446744073709551615 exceeds");
+}
+
+TEST_CASE("gguf corrupt: a tensor name longer than the limit", "[gguf]") {
+  GgufWriter w;
+  w.add_tensor("tensor.aaa", {8192}, GgmlType::I8, std::vector<uint8_t>(8192, 1));
+  std::vector<uint8_t> bytes = w.to_bytes();
+  const size_t length_at = find_bytes(bytes, "tensor.aaa") - 8;
+  patch<uint64_t>(bytes, length_at, kGgufMaxTensorNameBytes + 1);
+  check_error(bytes, length_at, "name of tensor #0 length 4097 exceeds the limit of 4096 bytes");
+  CHECK_THROWS_WITH(w.add_tensor(std::string(kGgufMaxTensorNameBytes + 1, 'n'), {1}, GgmlType::I8,
+                                 std::vector<uint8_t>(1)),
+                    Catch::Contains("longer than 4096 bytes"));
 }
 
 TEST_CASE("gguf corrupt: tensor offsets past the end or misaligned", "[gguf]") {
@@ -224,7 +238,7 @@ TEST_CASE("gguf corrupt: bad tensor shapes", "[gguf]") {
   const TensorAt bbb = tensor_at(good, "tensor.bbb", 2);
 
   std::vector<uint8_t> bytes = good;
-  patch<uint64_t>(bytes, aaa.ne + 8, uint64_t{1} << 62);  // 4 × 2^62 elements
+  patch<uint64_t>(bytes, aaa.ne + 8, uint64_t{1} << 62);  // 4 * 2^62 elements
   check_error(bytes, aaa.ne, "its element or byte count overflows 64 bits");
 
   bytes = good;

@@ -122,6 +122,10 @@ TEST_CASE("gguf writer round-trips tensors of several formats through a file", "
     w.write(path, 3, [&](uint64_t done, uint64_t total) { progress.emplace_back(done, total); });
     REQUIRE_FALSE(progress.empty());
     CHECK(progress.back().first == progress.back().second);
+    uint64_t data_bytes = 0;
+    for (const auto& e : expected) data_bytes += e.size();
+    CHECK(progress.back().second == data_bytes);
+    for (size_t i = 1; i < progress.size(); ++i) CHECK(progress[i - 1].first <= progress[i].first);
     const GgufFile f = GgufFile::open(path);
     CHECK(f.alignment() == alignment);
     CHECK(f.has("general.alignment") == (alignment != 32));
