@@ -11,10 +11,24 @@ and, for the formats gguf can quantize:
   F.quant_in.f32     random floats (plus edge values for f16/bf16)
   F.quant_out.bin    gguf.quants.quantize of them
 
+The gguf package has no k-quant quantizers. For those, and as a cross-check
+that gguf's quantizers are ggml's, the script can call ggml's own reference C
+quantizers (quantize_row_*_ref in ggml-quants.c): set GGML_SRC to a ggml source
+tree (the folder holding src/ggml-quants.c and include/; e.g. the vendored copy
+in the ggml-python 0.0.45 sdist, `pip download ggml-python==0.0.45 --no-deps
+--no-binary :all:`). The script then compiles that one file with gcc -O2 for
+baseline x86-64 (no -march, so no FMA contraction: plain IEEE single precision,
+which is what lanec's codecs compute) and writes, for q4_K, q5_K and q6_K:
+  F.quant_in.f32 / F.quant_out.bin   ggml's quantize_row_F_ref of random floats
+Without GGML_SRC those three files are left as they are.
+
 Run from the repository root: python3 scripts/make_quant_fixtures.py
-The output is deterministic (fixed seed); re-running must leave git clean.
+The output is deterministic (fixed seeds); re-running must leave git clean.
 """
+import ctypes
 import os
+import subprocess
+import tempfile
 
 import numpy as np
 from gguf import GGMLQuantizationType as T
@@ -84,6 +98,67 @@ def write(name, arr):
         fh.write(np.ascontiguousarray(arr).tobytes())
 
 
+GGML_STUBS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+/* Symbols ggml-quants.c references but the reference quantizers never call. */
+void ggml_abort(const char* file, int line, const char* fmt, ...) {
+  (void)fmt; fprintf(stderr, "ggml_abort at %s:%d\n", file, line); abort();
+}
+size_t ggml_row_size(int type, long long n) { (void)type; (void)n; abort(); }
+const char* ggml_type_name(int type) { (void)type; return "?"; }
+size_t ggml_type_size(int type) { (void)type; abort(); }
+"""
+
+
+def build_ggml_reference(src_root, workdir):
+    stubs = os.path.join(workdir, "stubs.c")
+    with open(stubs, "w") as fh:
+        fh.write(GGML_STUBS)
+    lib = os.path.join(workdir, "libggml_quants_ref.so")
+    subprocess.run(["gcc", "-O2", "-std=gnu11", "-fPIC", "-shared", "-o", lib,
+                    os.path.join(src_root, "src", "ggml-quants.c"), stubs,
+                    "-I", os.path.join(src_root, "include"), "-I", os.path.join(src_root, "src"),
+                    "-I", os.path.join(src_root, "src", "ggml-cpu"), "-lm"], check=True)
+    return ctypes.CDLL(lib)
+
+
+def ggml_quantize(lib, name, x, qtype):
+    _, type_size = GGML_QUANT_SIZES[qtype]
+    block, _ = GGML_QUANT_SIZES[qtype]
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    out = np.zeros(x.size // block * type_size, dtype=np.uint8)
+    fn = getattr(lib, f"quantize_row_{name}_ref")
+    fn.restype = None
+    fn(x.ctypes.data_as(ctypes.c_void_p), out.ctypes.data_as(ctypes.c_void_p),
+       ctypes.c_int64(x.size))
+    return out
+
+
+def write_ggml_fixtures(src_root):
+    with tempfile.TemporaryDirectory() as workdir:
+        lib = build_ggml_reference(src_root, workdir)
+        # gguf's quantizers must be ggml's reference ones bit for bit.
+        rng = np.random.default_rng(7)
+        for name in ("q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "mxfp4"):
+            qtype = FORMATS[name][0]
+            x = random_floats(rng, 2048, 32)
+            want = ggml_quantize(lib, name, x, qtype)
+            got = quants.quantize(x, qtype).reshape(-1)
+            assert np.array_equal(got, want), f"gguf and ggml disagree on {name}"
+        rng = np.random.default_rng(20261130)
+        for name in ("q4_K", "q5_K", "q6_K"):
+            qtype = FORMATS[name][0]
+            x = random_floats(rng, 2048, 256)
+            x[3 * 256:4 * 256] = np.abs(x[3 * 256:4 * 256]) + np.float32(0.25)  # all positive
+            x[4 * 256:4 * 256 + 16] = np.float32(1e-6)  # one tiny sub-block among large ones
+            write(f"{name}.quant_in.f32", x)
+            q = ggml_quantize(lib, name, x, qtype)
+            write(f"{name}.quant_out.bin", q)
+            # ggml's own blocks must dequantize in gguf as they were produced.
+            assert quants.dequantize(q, qtype).size == x.size
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(20261129)
@@ -118,6 +193,9 @@ def main():
             write(f"{name}.quant_in.f32", x)
             q = quants.quantize(x, qtype)
             write(f"{name}.quant_out.bin", q.view(np.uint8).reshape(-1))
+
+    if os.environ.get("GGML_SRC"):
+        write_ggml_fixtures(os.environ["GGML_SRC"])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
-// quantize → dequantize error bounds for every quantizer. For the formats the
-// gguf package quantizes, codecs_test.cpp already proves bit-exactness; for
-// Q4_K, Q5_K and Q6_K no independent quantizer is available here, so these
-// bounds (set about 1.5x above the errors ggml's reference algorithm gives on
-// the same data) are what guards them, together with structural checks.
+// quantize → dequantize error bounds for every quantizer, and structural
+// properties of ggml's k-quant reference quantizers. Bit-exactness against the
+// reference fixtures is in codecs_test.cpp; these checks hold on any data and
+// say what went wrong in words (bounds set about 1.5x above the errors the
+// reference algorithms give on this data).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
