@@ -119,7 +119,7 @@ TEST_CASE("gguf reader accepts general.alignment of any integer type", "[gguf]")
 }
 
 TEST_CASE("gguf open maps the file and names it in errors", "[gguf]") {
-  const std::string path = "gguf_reader_test_open.gguf";
+  const std::string path = test::temp_path("gguf_reader_test_open.gguf");
   test::small_writer().write(path, 2);
   {
     const GgufFile f = GgufFile::open(path);
