@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lib/common/error.h"
@@ -189,4 +190,21 @@ TEST_CASE("spm: decode strips the prefix space once, after a leading BOS too", "
     CHECK(tokenizer.decode(tokenizer.encode(text, true), false) == text);
   }
   CHECK(tokenizer.decode(tokenizer.encode("a", true)) == "<s>a");
+}
+
+TEST_CASE("one tokenizer encodes on several threads at once", "[tokenizer]") {
+  const auto tokenizer = Tokenizer::from_vocab(byte_level_vocab({"aa", "aaaa"}, {"a a", "aa aa"}));
+  const std::string text = "aaaa aaa <|end|> 123 \xE4\xBD\xA0 aaaaaaaa\n";
+  const Ids expected = tokenizer.encode(text);
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < mismatches.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        if (tokenizer.encode(text) != expected || tokenizer.decode(expected) != text) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(mismatches == std::vector<int>(4, 0));
 }
