@@ -3,6 +3,9 @@
 #include "lib/graph/text.h"
 
 #include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -393,6 +396,17 @@ Graph parse_graph(std::string_view text, const std::string& source_name) {
   if (!seen_header)
     throw Error(source_name + ":1:1: expected the header 'lanec-graph 1', got an empty file");
   return g;
+}
+
+Graph read_graph_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read graph file " + path + ": " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (text.compare(0, 4, "GGUF") == 0)
+    throw Error(path + ": expected a text step graph ('lanec-graph 1'), got a GGUF file");
+  return parse_graph(text, path);
 }
 
 }  // namespace lanec
