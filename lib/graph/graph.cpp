@@ -268,4 +268,52 @@ std::string describe_op(const Graph& graph, size_t op_index) {
   return s + ")";
 }
 
+GraphUses compute_uses(const Graph& graph) {
+  GraphUses uses;
+  uses.producer.resize(graph.tensors().size());
+  uses.consumers.resize(graph.tensors().size());
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    const Op& op = graph.ops()[i];
+    for (TensorId id : op.outputs)
+      if (id < graph.tensors().size() && !uses.producer[id]) uses.producer[id] = i;
+    for (TensorId id : op.inputs) {
+      if (id >= graph.tensors().size()) continue;
+      auto& readers = uses.consumers[id];
+      if (readers.empty() || readers.back() != i) readers.push_back(i);
+    }
+  }
+  return uses;
+}
+
+size_t remove_unused_activations(Graph& graph) {
+  GraphUses uses = compute_uses(graph);
+  std::vector<bool> keep(graph.tensors().size(), true);
+  for (TensorId id : graph.outputs()) LANEC_ASSERT(id < keep.size(), "output id out of range");
+  std::vector<bool> is_output(graph.tensors().size(), false);
+  for (TensorId id : graph.outputs()) is_output[id] = true;
+  size_t removed = 0;
+  for (TensorId id = 0; id < keep.size(); ++id) {
+    if (graph.tensor(id).role == Role::activation && !uses.producer[id] &&
+        uses.consumers[id].empty() && !is_output[id]) {
+      keep[id] = false;
+      ++removed;
+    }
+  }
+  if (removed == 0) return 0;
+
+  Graph rebuilt;
+  std::vector<TensorId> new_id(keep.size(), 0);
+  for (TensorId id = 0; id < keep.size(); ++id)
+    if (keep[id]) new_id[id] = rebuilt.add_tensor(graph.tensor(id));
+  for (Op op : graph.ops()) {
+    for (TensorId& id : op.inputs) id = new_id[id];
+    for (TensorId& id : op.outputs) id = new_id[id];
+    rebuilt.add_op(std::move(op));
+  }
+  for (TensorId id : graph.outputs()) rebuilt.add_output(new_id[id]);
+  rebuilt.metadata() = graph.metadata();
+  graph = std::move(rebuilt);
+  return removed;
+}
+
 }  // namespace lanec

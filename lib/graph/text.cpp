@@ -102,7 +102,8 @@ std::string print_graph(const Graph& graph) {
   }
   for (const Op& op : graph.ops()) {
     out += std::string("op ") + op_kind_name(op.kind) + " " + join_names(graph, op.outputs) +
-           " = " + join_names(graph, op.inputs) + attrs_text(op.attrs) + "\n";
+           " = " + join_names(graph, op.inputs) + attrs_text(op.attrs) +
+           (op.fusion.empty() ? "" : " @" + op.fusion) + "\n";
   }
   for (TensorId id : graph.outputs()) out += "output " + graph.tensor(id).name + "\n";
   return out;
@@ -334,7 +335,13 @@ void parse_op(LineParser& p, Graph& g) {
   op.outputs = parse_tensor_list(p, g, "an output tensor name");
   p.expect('=', "',' or '=' after the outputs");
   op.inputs = parse_tensor_list(p, g, "an input tensor name");
-  while (!p.at_end()) parse_attr(p, op.attrs, "an attribute key=value or end of line");
+  while (!p.at_end() && !p.peek('@'))
+    parse_attr(p, op.attrs, "an attribute key=value, '@fusion' or end of line");
+  if (p.peek('@')) {
+    p.expect('@', "'@'");
+    op.fusion = p.name("a fusion label after '@'");
+    if (!p.at_end()) p.fail("end of line after the fusion label");
+  }
   g.add_op(std::move(op));
 }
 

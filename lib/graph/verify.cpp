@@ -439,6 +439,7 @@ void check_short_conv(const OpChecker& c) {
   if (kernel < 2)
     c.fail(c.in_label(1, "weight") + ": expected a kernel width >= 2, got " +
            std::to_string(kernel));
+  c.out_role(0, "y", Role::activation);
   c.out_type(0, "y", {kF32});
   c.out_shape(0, "y", {channels});
   c.out_role(1, "ring", Role::state);
@@ -465,6 +466,7 @@ void check_gated_delta_rule(const OpChecker& c) {
   c.in_shape(3, "g", {n_v});
   c.in_type(4, "beta", {kF32});
   c.in_shape(4, "beta", {n_v});
+  c.out_role(0, "y", Role::activation);
   c.out_type(0, "y", {kF32});
   c.out_shape(0, "y", {n_v, dv});
   c.out_role(1, "state", Role::state);
@@ -622,6 +624,10 @@ void verify_op(const Graph& graph, size_t op_index) {
     if (id >= graph.tensors().size())
       throw Error(describe_op(graph, op_index) + ": output tensor id " + std::to_string(id) +
                   " is out of range");
+  if (!op.fusion.empty() && !is_valid_tensor_name(op.fusion))
+    throw Error(describe_op(graph, op_index) +
+                ": fusion label: expected letters, digits, '_', '.' and '-', got \"" + op.fusion +
+                "\"");
   check_kind(OpChecker(graph, op_index));
 }
 

@@ -247,3 +247,18 @@ TEST_CASE("verifier: recurrent and expert kinds", "[graph]") {
                                                 "qg_l00), got 9"));
   }
 }
+
+TEST_CASE("verifier: a recurrent op's activation output is not a state", "[graph]") {
+  Graph t = test::build_every_kind();
+  size_t conv = find_op(t, OpKind::short_conv);
+  t.tensor(t.ops()[conv].outputs[0]).role = Role::state;
+  CHECK_THAT(verify_error(t), Catch::Contains("(short_conv -> conv_l01): output 0 (y conv_l01): "
+                                              "expected role act, got state"));
+}
+
+TEST_CASE("verifier: fusion labels are names", "[graph]") {
+  Graph g = test::build_llama_1layer();
+  op_at(g, 3).fusion = "gemv parts";
+  CHECK(verify_error(g) == "op #3 (matmul -> k_l00): fusion label: expected letters, digits, '_', "
+                           "'.' and '-', got \"gemv parts\"");
+}
