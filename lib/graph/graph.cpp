@@ -211,10 +211,19 @@ TensorId Graph::add_tensor(Tensor tensor) {
     throw Error("tensor " + tensor.name + ": declared twice");
   if (tensor.shape.empty())
     throw Error("tensor " + tensor.name + ": expected a shape of rank >= 1, got []");
-  for (int64_t d : tensor.shape)
+  // Bounding the element count keeps every size computation on it (numel,
+  // byte sizes, offsets) free of overflow, whatever a graph file says.
+  constexpr int64_t kMaxElements = int64_t{1} << 48;
+  int64_t elements = 1;
+  for (int64_t d : tensor.shape) {
     if (d < 1)
       throw Error("tensor " + tensor.name + ": expected every dim >= 1, got " +
                   shape_to_string(tensor.shape));
+    if (d > kMaxElements / elements)
+      throw Error("tensor " + tensor.name + ": expected at most 2^48 elements, got shape " +
+                  shape_to_string(tensor.shape));
+    elements *= d;
+  }
   auto id = static_cast<TensorId>(tensors_.size());
   by_name_.emplace(tensor.name, id);
   tensors_.push_back(std::move(tensor));

@@ -121,6 +121,10 @@ class LineParser {
     throw Error(source_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1) +
                 ": expected " + expected + ", got " + got);
   }
+  [[noreturn]] void fail_with(size_t col, const std::string& message) const {
+    throw Error(source_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1) + ": " +
+                message);
+  }
   [[noreturn]] void fail(const std::string& expected) const {
     fail_at(pos_, expected, describe_here());
   }
@@ -322,7 +326,11 @@ void parse_declaration(LineParser& p, Graph& g, Role role) {
     t.gguf_name = p.string_literal();
   }
   if (!p.at_end()) p.fail("end of line");
-  g.add_tensor(std::move(t));
+  try {
+    g.add_tensor(std::move(t));
+  } catch (const Error& e) {
+    p.fail_with(col, e.what());
+  }
 }
 
 void parse_op(LineParser& p, Graph& g) {

@@ -489,9 +489,12 @@ void check_slice(const OpChecker& c) {
   const Shape& x = c.in(0).shape;
   c.out_rank(0, "y", x.size(), x.size());
   int64_t width = c.out(0).cols();
+  if (width > x.back())
+    c.fail(c.out_label(0, "y") + ": expected at most " + std::to_string(x.back()) +
+           " columns (those of " + c.in(0).name + "), got " + std::to_string(width));
   c.out_shape(0, "y", with_last(x, width));
   int64_t offset = c.op().get_int("offset");
-  if (offset < 0 || offset + width > x.back())
+  if (offset < 0 || offset > x.back() - width)
     c.fail("attribute 'offset': expected a value in [0, " + std::to_string(x.back() - width) +
            "] (slicing " + std::to_string(width) + " of " + std::to_string(x.back()) +
            " columns of " + c.in(0).name + "), got " + std::to_string(offset));
@@ -603,9 +606,15 @@ void verify_tensors(const Graph& graph) {
                   "\"");
     if (t.shape.empty())
       throw Error(where + ": expected a shape of rank >= 1, got []");
-    for (int64_t d : t.shape)
+    int64_t elements = 1;
+    for (int64_t d : t.shape) {
       if (d < 1)
         throw Error(where + ": expected every dim >= 1, got " + shape_to_string(t.shape));
+      if (d > (int64_t{1} << 48) / elements)
+        throw Error(where + ": expected at most 2^48 elements, got shape " +
+                    shape_to_string(t.shape));
+      elements *= d;
+    }
   }
 }
 
