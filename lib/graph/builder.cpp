@@ -79,7 +79,8 @@ TensorId GraphBuilder::head_rms_norm(const std::string& name, TensorId x, Tensor
 
 TensorId GraphBuilder::matmul(const std::string& name, TensorId x, TensorId w,
                               std::vector<int64_t> out_shape) {
-  if (out_shape.empty()) out_shape = {graph_.tensor(w).shape.front()};
+  const std::vector<int64_t>& w_shape = graph_.tensor(w).shape;
+  if (out_shape.empty()) out_shape = {w_shape.size() == 2 ? w_shape.front() : 1};
   return apply(OpKind::matmul, name, std::move(out_shape), {x, w});
 }
 
