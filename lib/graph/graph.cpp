@@ -211,10 +211,19 @@ TensorId Graph::add_tensor(Tensor tensor) {
     throw Error("tensor " + tensor.name + ": declared twice");
   if (tensor.shape.empty())
     throw Error("tensor " + tensor.name + ": expected a shape of rank >= 1, got []");
-  for (int64_t d : tensor.shape)
+  // Bounding the element count keeps every size computation on it (numel,
+  // byte sizes, offsets) free of overflow, whatever a graph file says.
+  constexpr int64_t kMaxElements = int64_t{1} << 48;
+  int64_t elements = 1;
+  for (int64_t d : tensor.shape) {
     if (d < 1)
       throw Error("tensor " + tensor.name + ": expected every dim >= 1, got " +
                   shape_to_string(tensor.shape));
+    if (d > kMaxElements / elements)
+      throw Error("tensor " + tensor.name + ": expected at most 2^48 elements, got shape " +
+                  shape_to_string(tensor.shape));
+    elements *= d;
+  }
   auto id = static_cast<TensorId>(tensors_.size());
   by_name_.emplace(tensor.name, id);
   tensors_.push_back(std::move(tensor));
@@ -266,6 +275,54 @@ std::string describe_op(const Graph& graph, size_t op_index) {
   if (!op.outputs.empty() && op.outputs[0] < graph.tensors().size())
     s += " -> " + graph.tensor(op.outputs[0]).name;
   return s + ")";
+}
+
+GraphUses compute_uses(const Graph& graph) {
+  GraphUses uses;
+  uses.producer.resize(graph.tensors().size());
+  uses.consumers.resize(graph.tensors().size());
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    const Op& op = graph.ops()[i];
+    for (TensorId id : op.outputs)
+      if (id < graph.tensors().size() && !uses.producer[id]) uses.producer[id] = i;
+    for (TensorId id : op.inputs) {
+      if (id >= graph.tensors().size()) continue;
+      auto& readers = uses.consumers[id];
+      if (readers.empty() || readers.back() != i) readers.push_back(i);
+    }
+  }
+  return uses;
+}
+
+size_t remove_unused_activations(Graph& graph) {
+  GraphUses uses = compute_uses(graph);
+  std::vector<bool> keep(graph.tensors().size(), true);
+  for (TensorId id : graph.outputs()) LANEC_ASSERT(id < keep.size(), "output id out of range");
+  std::vector<bool> is_output(graph.tensors().size(), false);
+  for (TensorId id : graph.outputs()) is_output[id] = true;
+  size_t removed = 0;
+  for (TensorId id = 0; id < keep.size(); ++id) {
+    if (graph.tensor(id).role == Role::activation && !uses.producer[id] &&
+        uses.consumers[id].empty() && !is_output[id]) {
+      keep[id] = false;
+      ++removed;
+    }
+  }
+  if (removed == 0) return 0;
+
+  Graph rebuilt;
+  std::vector<TensorId> new_id(keep.size(), 0);
+  for (TensorId id = 0; id < keep.size(); ++id)
+    if (keep[id]) new_id[id] = rebuilt.add_tensor(graph.tensor(id));
+  for (Op op : graph.ops()) {
+    for (TensorId& id : op.inputs) id = new_id[id];
+    for (TensorId& id : op.outputs) id = new_id[id];
+    rebuilt.add_op(std::move(op));
+  }
+  for (TensorId id : graph.outputs()) rebuilt.add_output(new_id[id]);
+  rebuilt.metadata() = graph.metadata();
+  graph = std::move(rebuilt);
+  return removed;
 }
 
 }  // namespace lanec

@@ -3,6 +3,9 @@
 #include "lib/graph/text.h"
 
 #include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -99,7 +102,8 @@ std::string print_graph(const Graph& graph) {
   }
   for (const Op& op : graph.ops()) {
     out += std::string("op ") + op_kind_name(op.kind) + " " + join_names(graph, op.outputs) +
-           " = " + join_names(graph, op.inputs) + attrs_text(op.attrs) + "\n";
+           " = " + join_names(graph, op.inputs) + attrs_text(op.attrs) +
+           (op.fusion.empty() ? "" : " @" + op.fusion) + "\n";
   }
   for (TensorId id : graph.outputs()) out += "output " + graph.tensor(id).name + "\n";
   return out;
@@ -116,6 +120,10 @@ class LineParser {
   [[noreturn]] void fail_at(size_t col, const std::string& expected, const std::string& got) const {
     throw Error(source_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1) +
                 ": expected " + expected + ", got " + got);
+  }
+  [[noreturn]] void fail_with(size_t col, const std::string& message) const {
+    throw Error(source_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1) + ": " +
+                message);
   }
   [[noreturn]] void fail(const std::string& expected) const {
     fail_at(pos_, expected, describe_here());
@@ -318,7 +326,11 @@ void parse_declaration(LineParser& p, Graph& g, Role role) {
     t.gguf_name = p.string_literal();
   }
   if (!p.at_end()) p.fail("end of line");
-  g.add_tensor(std::move(t));
+  try {
+    g.add_tensor(std::move(t));
+  } catch (const Error& e) {
+    p.fail_with(col, e.what());
+  }
 }
 
 void parse_op(LineParser& p, Graph& g) {
@@ -331,7 +343,13 @@ void parse_op(LineParser& p, Graph& g) {
   op.outputs = parse_tensor_list(p, g, "an output tensor name");
   p.expect('=', "',' or '=' after the outputs");
   op.inputs = parse_tensor_list(p, g, "an input tensor name");
-  while (!p.at_end()) parse_attr(p, op.attrs, "an attribute key=value or end of line");
+  while (!p.at_end() && !p.peek('@'))
+    parse_attr(p, op.attrs, "an attribute key=value, '@fusion' or end of line");
+  if (p.peek('@')) {
+    p.expect('@', "'@'");
+    op.fusion = p.name("a fusion label after '@'");
+    if (!p.at_end()) p.fail("end of line after the fusion label");
+  }
   g.add_op(std::move(op));
 }
 
@@ -393,6 +411,17 @@ Graph parse_graph(std::string_view text, const std::string& source_name) {
   if (!seen_header)
     throw Error(source_name + ":1:1: expected the header 'lanec-graph 1', got an empty file");
   return g;
+}
+
+Graph read_graph_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read graph file " + path + ": " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (text.compare(0, 4, "GGUF") == 0)
+    throw Error(path + ": expected a text step graph ('lanec-graph 1'), got a GGUF file");
+  return parse_graph(text, path);
 }
 
 }  // namespace lanec

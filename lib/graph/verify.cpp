@@ -275,11 +275,14 @@ void check_matmul(const OpChecker& c) {
   c.attrs({});
   c.in_type(0, "x", {kF32});
   c.in_role(1, "weight", Role::constant);
-  c.in_rank(1, "weight", 2, 2);
+  // A rank-1 weight [n_in] is one output row (a dot product: qwen3next's
+  // shared-expert gate is stored that way).
+  c.in_rank(1, "weight", 1, 2);
   const Shape& w = c.in(1).shape;
-  c.in_numel(0, "x", w[1]);
+  int64_t n_out = w.size() == 2 ? w[0] : 1;
+  c.in_numel(0, "x", w.back());
   c.out_type(0, "y", {kF32});
-  c.out_numel(0, "y", w[0]);
+  c.out_numel(0, "y", n_out);
 }
 
 void check_rope(const OpChecker& c) {
@@ -439,6 +442,7 @@ void check_short_conv(const OpChecker& c) {
   if (kernel < 2)
     c.fail(c.in_label(1, "weight") + ": expected a kernel width >= 2, got " +
            std::to_string(kernel));
+  c.out_role(0, "y", Role::activation);
   c.out_type(0, "y", {kF32});
   c.out_shape(0, "y", {channels});
   c.out_role(1, "ring", Role::state);
@@ -465,6 +469,7 @@ void check_gated_delta_rule(const OpChecker& c) {
   c.in_shape(3, "g", {n_v});
   c.in_type(4, "beta", {kF32});
   c.in_shape(4, "beta", {n_v});
+  c.out_role(0, "y", Role::activation);
   c.out_type(0, "y", {kF32});
   c.out_shape(0, "y", {n_v, dv});
   c.out_role(1, "state", Role::state);
@@ -487,9 +492,12 @@ void check_slice(const OpChecker& c) {
   const Shape& x = c.in(0).shape;
   c.out_rank(0, "y", x.size(), x.size());
   int64_t width = c.out(0).cols();
+  if (width > x.back())
+    c.fail(c.out_label(0, "y") + ": expected at most " + std::to_string(x.back()) +
+           " columns (those of " + c.in(0).name + "), got " + std::to_string(width));
   c.out_shape(0, "y", with_last(x, width));
   int64_t offset = c.op().get_int("offset");
-  if (offset < 0 || offset + width > x.back())
+  if (offset < 0 || offset > x.back() - width)
     c.fail("attribute 'offset': expected a value in [0, " + std::to_string(x.back() - width) +
            "] (slicing " + std::to_string(width) + " of " + std::to_string(x.back()) +
            " columns of " + c.in(0).name + "), got " + std::to_string(offset));
@@ -601,9 +609,15 @@ void verify_tensors(const Graph& graph) {
                   "\"");
     if (t.shape.empty())
       throw Error(where + ": expected a shape of rank >= 1, got []");
-    for (int64_t d : t.shape)
+    int64_t elements = 1;
+    for (int64_t d : t.shape) {
       if (d < 1)
         throw Error(where + ": expected every dim >= 1, got " + shape_to_string(t.shape));
+      if (d > (int64_t{1} << 48) / elements)
+        throw Error(where + ": expected at most 2^48 elements, got shape " +
+                    shape_to_string(t.shape));
+      elements *= d;
+    }
   }
 }
 
@@ -622,6 +636,10 @@ void verify_op(const Graph& graph, size_t op_index) {
     if (id >= graph.tensors().size())
       throw Error(describe_op(graph, op_index) + ": output tensor id " + std::to_string(id) +
                   " is out of range");
+  if (!op.fusion.empty() && !is_valid_tensor_name(op.fusion))
+    throw Error(describe_op(graph, op_index) +
+                ": fusion label: expected letters, digits, '_', '.' and '-', got \"" + op.fusion +
+                "\"");
   check_kind(OpChecker(graph, op_index));
 }
 

@@ -185,7 +185,7 @@ void ReferenceExecutor::run_op(size_t index) {
       return;
     }
     case OpKind::l2_norm: {
-      // x / max(||x||, eps) over the last dim.
+      // x * rsqrt(sum(x^2) + eps) over the last dim.
       const double eps = op.get_float("eps");
       const int64_t cols = in0.cols(), rows = in0.numel() / cols;
       const float* x = f32_in(op.inputs[0]);
@@ -193,7 +193,7 @@ void ReferenceExecutor::run_op(size_t index) {
       for (int64_t r = 0; r < rows; ++r) {
         double sum = 0.0;
         for (int64_t i = 0; i < cols; ++i) sum += static_cast<double>(x[r * cols + i]) * x[r * cols + i];
-        const float scale = static_cast<float>(1.0 / std::max(std::sqrt(sum), eps));
+        const float scale = static_cast<float>(1.0 / std::sqrt(sum + eps));
         for (int64_t i = 0; i < cols; ++i) y[r * cols + i] = x[r * cols + i] * scale;
       }
       return;
@@ -231,9 +231,10 @@ void ReferenceExecutor::run_op(size_t index) {
       return;
     }
     case OpKind::matmul: {
-      // y[o] = sum_i W[o, i] x[i], rows of W spread over threads.
+      // y[o] = sum_i W[o, i] x[i], rows of W spread over threads (a rank-1
+      // W is one row).
       const Tensor& w_t = graph_.tensor(op.inputs[1]);
-      const int64_t rows = w_t.shape[0], cols = w_t.shape[1];
+      const int64_t cols = w_t.cols(), rows = w_t.numel() / cols;
       const float* x = f32_in(op.inputs[0]);
       const float* w = f32_in(op.inputs[1]);
       float* y = f32_out(out_id).data();
@@ -243,29 +244,49 @@ void ReferenceExecutor::run_op(size_t index) {
       return;
     }
     case OpKind::rope: {
-      // Pairs rotated by theta_i = pos * freq_scale * freq_base^(-2i/n_rot)
-      // (divided by freq_factors[i] when given), i in [0, n_rot/2). NORM
-      // pairs elements (2i, 2i+1); NEOX pairs (i, i + n_rot/2). Columns past
-      // n_rot pass through.
+      // docs/ir.md: theta_e = pos * freq_base^(-2i/n_rot) / freq_factors[i],
+      // theta_i = freq_scale * theta_e, for i in [0, n_rot/2); NORM pairs
+      // elements (2i, 2i+1), NEOX pairs (i, i + n_rot/2); YaRN mixes theta_i
+      // and theta_e over a ramp and scales the magnitude. Columns past n_rot
+      // pass through.
       const bool neox = op.get_string("mode") == "neox";
       const int64_t n_rot = op.get_int("n_rot");
       const double base = op.get_float("freq_base");
       const double freq_scale = op.get_float_or("freq_scale", 1.0);
+      const double ext_factor = op.get_float_or("ext_factor", 0.0);
       const double attn_factor = op.get_float_or("attn_factor", 1.0);
-      if (op.get_float_or("ext_factor", 0.0) != 0.0)
-        throw fail("YaRN rope (ext_factor != 0) is not implemented by the reference executor");
+      const double beta_fast = op.get_float_or("beta_fast", 32.0);
+      const double beta_slow = op.get_float_or("beta_slow", 1.0);
+      const double n_ctx_orig = static_cast<double>(op.get_int_or("n_ctx_orig", 0));
       const float* factors = op.inputs.size() == 3 ? f32_in(op.inputs[2]) : nullptr;
       const int32_t pos = i32_scalar(op.inputs[1]);
       const int64_t cols = in0.cols(), rows = in0.numel() / cols, half = n_rot / 2;
+      const double pi = 3.14159265358979323846;
+      double lo = 0.0, hi = 0.0, magnitude = attn_factor;
+      if (ext_factor != 0.0) {
+        auto corr = [&](double b) {
+          return static_cast<double>(n_rot) * std::log(n_ctx_orig / (b * 2.0 * pi)) /
+                 (2.0 * std::log(base));
+        };
+        lo = std::max(0.0, std::floor(corr(beta_fast)));
+        hi = std::min(static_cast<double>(n_rot - 1), std::ceil(corr(beta_slow)));
+        magnitude = attn_factor * (1.0 + 0.1 * std::log(1.0 / freq_scale));
+      }
       const float* x = f32_in(op.inputs[0]);
       float* y = f32_out(out_id).data();
       std::copy(x, x + in0.numel(), y);
       for (int64_t i = 0; i < half; ++i) {
-        double theta = pos * freq_scale *
-                       std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
-        if (factors) theta /= factors[i];
-        const float c = static_cast<float>(std::cos(theta) * attn_factor);
-        const float s = static_cast<float>(std::sin(theta) * attn_factor);
+        double theta_e = pos * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
+        if (factors) theta_e /= factors[i];
+        double theta = freq_scale * theta_e;
+        if (ext_factor != 0.0) {
+          const double ramp =
+              1.0 - std::clamp((static_cast<double>(i) - lo) / std::max(0.001, hi - lo), 0.0, 1.0);
+          const double mix = ramp * ext_factor;
+          theta = theta * (1.0 - mix) + theta_e * mix;
+        }
+        const float c = static_cast<float>(std::cos(theta) * magnitude);
+        const float s = static_cast<float>(std::sin(theta) * magnitude);
         const int64_t i0 = neox ? i : 2 * i, i1 = neox ? i + half : 2 * i + 1;
         for (int64_t r = 0; r < rows; ++r) {
           const float a = x[r * cols + i0], b = x[r * cols + i1];

@@ -160,7 +160,7 @@ TEST_CASE("text: parse errors name line, column and what was expected", "[graph]
   CHECK(parse_error("lanec-graph 1\nact x f32 [4]\nop scale x = x scale=\n") ==
         "g.txt:3:22: expected a value (an int, a float or a \"string\"), got end of line");
   CHECK(parse_error("lanec-graph 1\nact x f32 [4]\nop scale x = x 7=1\n") ==
-        "g.txt:3:16: expected an attribute key=value or end of line, got '7=1'");
+        "g.txt:3:16: expected an attribute key=value, '@fusion' or end of line, got '7=1'");
   CHECK(parse_error("lanec-graph 1\nmeta arch=\"a\"\nmeta arch=\"b\"\n") ==
         "g.txt:3:6: expected each meta key once, got a second 'arch'");
   CHECK(parse_error("lanec-graph 1\nmeta s=\"a\\q\"\n") ==
@@ -178,4 +178,21 @@ TEST_CASE("text: parsed graphs are checked by the verifier, not the parser", "[g
       "lanec-graph 1\nact x f32 [4]\nact y f32 [4]\nop silu y = x\n");
   CHECK_THROWS_WITH(verify_graph(g),
                     "op #0 (silu -> y): input 0 (x) is an activation that no op defines");
+}
+
+TEST_CASE("text: fusion labels print after the attributes and round trip", "[graph]") {
+  Graph g = test::build_llama_1layer();
+  g.mutable_ops()[11].fusion = "add_norm.0";
+  g.mutable_ops()[12].fusion = "add_norm.0";
+  std::string text = print_graph(g);
+  CHECK_THAT(text, Catch::Contains("\nop add attn_res_l00 = x_l00, attn_out_l00 @add_norm.0\n"));
+  CHECK_THAT(text, Catch::Contains("\nop rms_norm ffn_norm_l00 = attn_res_l00, "
+                                   "blk.0.ffn_norm.weight eps=1e-05 @add_norm.0\n"));
+  Graph parsed = parse_graph(text);
+  CHECK(parsed == g);
+  CHECK(print_graph(parsed) == text);
+  CHECK(parse_error("lanec-graph 1\nact x f32 [4]\nop silu x = x @\n") ==
+        "g.txt:3:16: expected a fusion label after '@', got end of line");
+  CHECK(parse_error("lanec-graph 1\nact x f32 [4]\nop silu x = x @a b\n") ==
+        "g.txt:3:18: expected end of line after the fusion label, got 'b'");
 }
