@@ -48,7 +48,7 @@ struct GemvParams {
 
 // Elements of x covered by one 16-byte chunk of a weight row.
 template <WeightFormat F>
-constexpr int gemv_chunk_elems() {
+__host__ __device__ constexpr int gemv_chunk_elems() {
   return F == WeightFormat::f32 ? 4 : (F == WeightFormat::q8_0_split ? 16 : 8);
 }
 
