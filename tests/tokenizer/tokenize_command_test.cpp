@@ -1,27 +1,14 @@
 // `lanec tokenize` end to end: the binary on the real vocabulary files.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/support/run_lanec.h"
 
 namespace {
 
-struct RunResult {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-RunResult run_lanec(const std::string& args) {
-  const std::string command = std::string(LANEC_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof(buffer), pipe)) > 0;) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using lanec::test::run_lanec;
+using lanec::test::RunResult;
 
 const std::string kQwen = std::string(LANEC_TEST_DATA) + "/vocab/qwen3-vocab.gguf";
 const std::string kSpm = std::string(LANEC_TEST_DATA) + "/vocab/ggml-vocab-llama-spm.gguf";
