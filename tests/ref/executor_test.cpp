@@ -327,7 +327,9 @@ TEST_CASE("weight store checks the graph's constant against the GGUF", "[ref]") 
   CHECK_THROWS_WITH(store.get(t), "const w: expected element type q8_0 (from the graph), got f32 in llama-tiny");
   t.type = GgmlType::F32;
   t.shape = {32};
-  CHECK_THROWS_WITH(store.get(t), Catch::Contains("expected 32 elements (shape [32]), got 64"));
+  CHECK_THROWS_WITH(store.get(t), "const w: expected shape [32] (from the graph), got [64] (ne [64]) in llama-tiny");
+  t.shape = {8, 8};  // same element count, another shape
+  CHECK_THROWS_WITH(store.get(t), Catch::Contains("expected shape [8, 8] (from the graph), got [64]"));
   t.shape = {64};
   const auto& values = store.get(t);
   CHECK(&values == &store.get("output_norm.weight"));  // cached, loaded once
