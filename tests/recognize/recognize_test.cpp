@@ -193,3 +193,59 @@ TEST_CASE("recognizer errors: inconsistent hyperparameters", "[ref][recognize]")
   auto m2 = make_tiny_model("qwen2-tiny", no_ctx);
   CHECK_THROWS_WITH(recognize_model(*m2->gguf), Catch::Contains("qwen2.context_length"));
 }
+
+TEST_CASE("recognizer: per-layer counts, rope scaling and rope_freqs", "[ref][recognize]") {
+  {
+    TinyOptions o;
+    o.edit_writer = [](GgufWriter& w) {
+      w.set("llama.attention.head_count", GgufValue::u32_array({4, 4}));
+    };
+    auto m = make_tiny_model("llama-tiny", o);
+    CHECK(std::get<int64_t>(recognize_model(*m->gguf).metadata().at("n_head")) == 4);
+  }
+  {
+    TinyOptions o;
+    o.edit_writer = [](GgufWriter& w) {
+      w.set("llama.attention.head_count", GgufValue::u32_array({4, 2}));
+    };
+    auto m = make_tiny_model("llama-tiny", o);
+    CHECK_THROWS_WITH(recognize_model(*m->gguf),
+                      Catch::Contains("llama.attention.head_count: expected the same value for "
+                                      "every layer"));
+  }
+  {
+    TinyOptions o;
+    o.edit_writer = [](GgufWriter& w) {
+      w.set("qwen3.rope.scaling.type", GgufValue::string("linear"));
+      w.set("qwen3.rope.scaling.factor", GgufValue::f32(4.0f));
+    };
+    auto m = make_tiny_model("qwen3-tiny", o);
+    const Graph g = recognize_model(*m->gguf);
+    const TensorId q_rope = g.id_of("q_rope_l00");
+    for (const Op& op : g.ops())
+      if (op.outputs[0] == q_rope) CHECK(op.get_float("freq_scale") == 0.25);
+  }
+  {
+    TinyOptions o;
+    o.edit_writer = [](GgufWriter& w) { w.set("qwen3.rope.scaling.type", GgufValue::string("yarn")); };
+    auto m = make_tiny_model("qwen3-tiny", o);
+    CHECK_THROWS_WITH(recognize_model(*m->gguf),
+                      "qwen3-tiny: qwen3.rope.scaling.type: expected \"none\" or \"linear\", got "
+                      "\"yarn\" (not supported yet)");
+  }
+  {
+    TinyOptions o;
+    o.edit_writer = [](GgufWriter& w) {
+      std::vector<uint8_t> raw(8 * sizeof(float), 0);
+      w.add_tensor("rope_freqs.weight", {8}, GgmlType::F32, raw);
+    };
+    auto m = make_tiny_model("llama-tiny", o);
+    const Graph g = recognize_model(*m->gguf);
+    const TensorId k_rope = g.id_of("k_rope_l01");
+    for (const Op& op : g.ops())
+      if (op.outputs[0] == k_rope) {
+        REQUIRE(op.inputs.size() == 3);
+        CHECK(g.tensor(op.inputs[2]).name == "rope_freqs.weight");
+      }
+  }
+}
