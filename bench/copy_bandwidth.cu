@@ -1,0 +1,45 @@
+// Device-to-device copy bandwidth, counted as bytes read + bytes written over
+// time (the convention of the roofline figures in bench/README.md).
+// Median of repeats, CUDA events, after warm-up. Prints one JSON object.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK_CUDA(call)                                                               \
+  do {                                                                                 \
+    cudaError_t err_ = (call);                                                         \
+    if (err_ != cudaSuccess) {                                                         \
+      std::fprintf(stderr, "copy_bandwidth: %s: %s\n", #call, cudaGetErrorString(err_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+int main(int argc, char** argv) {
+  const size_t bytes = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4096ull) << 20;  // MiB
+  const int repeats = 20;
+  void *src = nullptr, *dst = nullptr;
+  CHECK_CUDA(cudaMalloc(&src, bytes));
+  CHECK_CUDA(cudaMalloc(&dst, bytes));
+  CHECK_CUDA(cudaMemset(src, 1, bytes));
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  std::vector<float> ms(repeats);
+  for (int i = 0; i < repeats; ++i) {
+    CHECK_CUDA(cudaEventRecord(start));
+    CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    CHECK_CUDA(cudaEventElapsedTime(&ms[i], start, stop));
+  }
+  std::sort(ms.begin(), ms.end());
+  const double median_ms = ms[repeats / 2];
+  const double tb_per_s = 2.0 * static_cast<double>(bytes) / (median_ms * 1e-3) / 1e12;
+  std::printf("{\"bytes\": %zu, \"median_ms\": %.4f, \"read_write_tb_per_s\": %.3f}\n", bytes,
+              median_ms, tb_per_s);
+  return 0;
+}
