@@ -234,7 +234,7 @@ def run_lanec(lanec, model_path, prompt, n, workdir):
     npy = os.path.join(workdir, os.path.basename(model_path) + ".logits.npy")
     cmd = [lanec, "ref", model_path, "--tokens", " ".join(map(str, prompt)), "-n", str(n),
            "--logits", npy]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
     generated = None
