@@ -47,13 +47,14 @@ ModelShape llama(std::string preset, std::string name, uint32_t d, uint32_t laye
 }
 
 // Tiny shapes keep every distinguishing feature of their architecture:
-// GQA, a head size that differs from n_embd / n_head, tied or untied heads.
+// GQA, a head size that differs from n_embd / n_head (qwen3), tied or untied
+// heads. Head sizes are 32, the smallest the kernel library takes.
 ModelShape tiny(ModelShape s, uint32_t vocab) {
   s.n_embd = 64;
   s.n_layer = 2;
-  s.n_head = 4;
-  s.n_head_kv = 2;
-  s.head_dim = s.arch == "llama" ? 16 : 32;
+  s.n_head = s.arch == "qwen3" || s.arch == "qwen3moe" ? 4 : 2;
+  s.n_head_kv = s.n_head / 2;
+  s.head_dim = 32;
   s.n_ff = 128;
   s.n_vocab = vocab;
   s.n_ctx = 256;
@@ -87,7 +88,8 @@ std::vector<ModelShape> make_presets() {
   q2t.qk_norm = false;
   q2t.qkv_bias = true;
   q2t.tied_output = false;
-  q2t.head_dim = 16;
+  q2t.n_head = 2;
+  q2t.n_head_kv = 1;
   ModelShape mt = tiny(moe, 512);
   mt.preset = "qwen3moe-tiny";
   mt.display_name = "Qwen3 MoE tiny (synthetic)";

@@ -93,7 +93,7 @@ TEST_CASE("qwen2 recognizer: Q/K/V biases added before NEOX rope", "[ref][recogn
       const Op& heads = op_defining(g, std::string(p) + "_l00");
       CHECK(heads.kind == OpKind::reshape);
     }
-    CHECK(g.tensor(g.id_of("k_l00")).shape == std::vector<int64_t>{2, 16});
+    CHECK(g.tensor(g.id_of("k_l00")).shape == std::vector<int64_t>{1, 32});
     CHECK(op_defining(g, "q_rope_l00").get_string("mode") == "neox");
     CHECK(input_name(g, op_defining(g, "q_rope_l00"), 0) == "q_l00");
     CHECK(count_kind(g, OpKind::head_rms_norm) == 0);
@@ -113,8 +113,8 @@ TEST_CASE("llama recognizer: NORM rope straight on the projections", "[ref][reco
     CHECK(rope.get_float("freq_base") == 10000.0);
     CHECK(input_name(g, rope, 0) == "q_l01");
     CHECK(op_defining(g, "q_l01").kind == OpKind::matmul);
-    CHECK(g.tensor(g.id_of("q_l01")).shape == std::vector<int64_t>{4, 16});
-    CHECK(g.tensor(g.id_of("k_l01")).shape == std::vector<int64_t>{2, 16});
+    CHECK(g.tensor(g.id_of("q_l01")).shape == std::vector<int64_t>{2, 32});
+    CHECK(g.tensor(g.id_of("k_l01")).shape == std::vector<int64_t>{1, 32});
     CHECK(count_kind(g, OpKind::head_rms_norm) == 0);
     CHECK(count_kind(g, OpKind::reshape) == 0);
     CHECK(op_defining(g, "attn_norm_l00").get_float("eps") == 1e-5);
@@ -173,11 +173,11 @@ TEST_CASE("recognizer errors: missing tensor", "[ref][recognize]") {
 
 TEST_CASE("recognizer errors: misshapen tensor", "[ref][recognize]") {
   TinyOptions o;
-  // The metadata says 1 KV head; the tensors were written for 2.
-  o.edit_writer = [](GgufWriter& w) { w.set("llama.attention.head_count_kv", GgufValue::u32(1)); };
+  // The metadata says 2 KV heads; the tensors were written for 1.
+  o.edit_writer = [](GgufWriter& w) { w.set("llama.attention.head_count_kv", GgufValue::u32(2)); };
   auto m = make_tiny_model("llama-tiny", o);
   CHECK_THROWS_WITH(recognize_model(*m->gguf),
-                    "llama-tiny: blk.0.attn_k.weight: expected shape [16, 64] (ne [64, 16]), "
+                    "llama-tiny: blk.0.attn_k.weight: expected shape [64, 64] (ne [64, 64]), "
                     "got [32, 64] (ne [64, 32])");
 }
 
@@ -198,15 +198,15 @@ TEST_CASE("recognizer: per-layer counts, rope scaling and rope_freqs", "[ref][re
   {
     TinyOptions o;
     o.edit_writer = [](GgufWriter& w) {
-      w.set("llama.attention.head_count", GgufValue::u32_array({4, 4}));
+      w.set("llama.attention.head_count", GgufValue::u32_array({2, 2}));
     };
     auto m = make_tiny_model("llama-tiny", o);
-    CHECK(std::get<int64_t>(recognize_model(*m->gguf).metadata().at("n_head")) == 4);
+    CHECK(std::get<int64_t>(recognize_model(*m->gguf).metadata().at("n_head")) == 2);
   }
   {
     TinyOptions o;
     o.edit_writer = [](GgufWriter& w) {
-      w.set("llama.attention.head_count", GgufValue::u32_array({4, 2}));
+      w.set("llama.attention.head_count", GgufValue::u32_array({2, 1}));
     };
     auto m = make_tiny_model("llama-tiny", o);
     CHECK_THROWS_WITH(recognize_model(*m->gguf),
@@ -236,8 +236,8 @@ TEST_CASE("recognizer: per-layer counts, rope scaling and rope_freqs", "[ref][re
   {
     TinyOptions o;
     o.edit_writer = [](GgufWriter& w) {
-      std::vector<uint8_t> raw(8 * sizeof(float), 0);
-      w.add_tensor("rope_freqs.weight", {8}, GgmlType::F32, raw);
+      std::vector<uint8_t> raw(16 * sizeof(float), 0);
+      w.add_tensor("rope_freqs.weight", {16}, GgmlType::F32, raw);
     };
     auto m = make_tiny_model("llama-tiny", o);
     const Graph g = recognize_model(*m->gguf);
