@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Decode benchmark of lanec's generated programs on the GPU machine, in one call:
+#   bash bench/run_bench.sh [PRESET ...]     (default: qwen3-0.6b qwen3-1.7b qwen3-8b)
+# Needs lanec built (build/lanec, e.g. by scripts/gpu_check.sh build). For each
+# preset: synthesize it (Q8_0, real Qwen3 vocabulary), plan with
+# samples/knobs/h200.yaml, build, run tg128 and tg128 @ d4096 (--bench, 3 timed
+# repeats after a warm-up), and relate the speed to the roofline: weight bytes
+# read per token (+ the K and V rows attention reads at depth d) over the copy
+# bandwidth measured in the same run. Prints a llama-bench-like table and writes
+# bench.json (and bench.md) to $OUT, or to the work folder.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+LANEC="$ROOT/build/lanec"
+WORK="${BENCH_WORK:-/tmp/lanec-bench}"
+DEST="${OUT:-$WORK}"
+KNOBS="${BENCH_KNOBS:-samples/knobs/h200.yaml}"
+REPEATS="${BENCH_REPEATS:-3}"
+DEPTH=4096
+mkdir -p "$WORK" "$DEST"
+presets=("$@")
+((${#presets[@]})) || presets=(qwen3-0.6b qwen3-1.7b qwen3-8b)
+
+nvcc -std=c++17 -O2 -arch=sm_90 -o "$WORK/copy_bandwidth" bench/copy_bandwidth.cu || exit 1
+"$WORK/copy_bandwidth" 4096 | tee "$WORK/copy.json"
+
+for p in "${presets[@]}"; do
+  "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf \
+    -o "$WORK/$p.gguf" 2>/dev/null || { echo "synth $p failed"; exit 1; }
+  ( "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx $((DEPTH + 256)) \
+      -o "$WORK/$p.cu" --build >"$WORK/$p.build.log" 2>&1 || echo "build $p failed" ) &
+done
+wait
+
+python3 - "$WORK" "$DEST" "$LANEC" "$REPEATS" "$DEPTH" "${presets[@]}" <<'PY'
+import json, random, re, statistics, subprocess, sys
+work, dest, lanec, repeats, depth, presets = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
+copy = json.load(open(f"{work}/copy.json"))
+bw = copy["read_write_tb_per_s"] * 1e12
+rows = []
+for p in presets:
+    info = json.loads(subprocess.run([lanec, "info", f"{work}/{p}.gguf", "--json"], capture_output=True, text=True, check=True).stdout)
+    hp = {k: v for k, v in info["hyperparameters"].items()}
+    vocab = int(hp["vocab_size"])
+    weight_bytes = info["weight_bytes_per_step"]
+    kv_bytes_per_pos = 2 * int(hp["block_count"]) * int(hp["attention.head_count_kv"]) * int(hp["attention.key_length"]) * 2  # K+V, f16
+    r = random.Random(7)
+    for test, n_prompt in (("tg128", 1), (f"tg128 @ d{depth}", depth)):
+        prompt = " ".join(str(r.randrange(151643)) for _ in range(n_prompt))
+        cmd = [f"{work}/{p}", f"{work}/{p}.gguf", "--prompt-tokens", prompt, "-n", "128", "--bench",
+               "--repeats", str(repeats), "--ignore-eos", "--quiet"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        line = next((l for l in proc.stdout.splitlines() if re.search(r"\| tg128 \|", l)), None)
+        if proc.returncode != 0 or line is None:
+            print(f"{p} {test}: FAILED (exit {proc.returncode})\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+            rows.append({"model": p, "test": test, "error": proc.returncode})
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        ms = float(cells[-2]); mean_sd = cells[-1]
+        mean, sd = (float(x) for x in mean_sd.split("±"))
+        bytes_per_token = weight_bytes + (kv_bytes_per_pos * (n_prompt + 64) if n_prompt > 1 else kv_bytes_per_pos)
+        achieved = bytes_per_token / (ms * 1e-3)
+        rows.append({"model": p, "size_bytes": info["weight_bytes"], "test": test, "n_depth": n_prompt if n_prompt > 1 else 0,
+                     "avg_ts": mean, "stddev_ts": sd, "ms_per_token": ms, "bytes_per_token": bytes_per_token,
+                     "achieved_tb_per_s": achieved / 1e12, "roofline_ts": bw / bytes_per_token,
+                     "fraction_of_bandwidth": achieved / bw})
+md = ["| model | size | test | t/s | ms/token | GB/token | % of measured bandwidth |", "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+for r in rows:
+    if "error" in r:
+        md.append(f"| {r['model']} | | {r['test']} | FAILED | | | |"); continue
+    md.append(f"| {r['model']} Q8_0 | {r['size_bytes']/2**30:.2f} GiB | {r['test']} | {r['avg_ts']:.1f} ± {r['stddev_ts']:.1f} | "
+              f"{r['ms_per_token']:.3f} | {r['bytes_per_token']/1e9:.3f} | {100*r['fraction_of_bandwidth']:.1f} % |")
+md.append(f"\ncopy bandwidth (read + write): {copy['read_write_tb_per_s']:.2f} TB/s")
+text = "\n".join(md)
+print(text)
+open(f"{dest}/bench.md", "w").write(text + "\n")
+json.dump({"copy": copy, "results": rows}, open(f"{dest}/bench.json", "w"), indent=2)
+PY
