@@ -1,33 +1,10 @@
 #include "lib/synth/synthetic_vocab.h"
 
 #include "lib/common/error.h"
+#include "lib/tokenizer/byte_unicode.h"
 
 namespace lanec {
 namespace {
-
-// UTF-8 of a code point below 0x800 (all bytes_to_unicode needs).
-std::string utf8(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return s;
-}
-
-// GPT-2's byte → printable character map: printable Latin-1 bytes map to
-// themselves, the other 68 bytes to U+0100 upwards in byte order.
-std::vector<std::string> byte_symbols() {
-  std::vector<std::string> symbols(256);
-  uint32_t next_extra = 0;
-  for (uint32_t b = 0; b < 256; ++b) {
-    const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
-    symbols[b] = utf8(printable ? b : 0x100 + next_extra++);
-  }
-  return symbols;
-}
 
 const char* const kPairs[] = {"th", "he", "in", "er", "an", "re", "on", "at", "en", "nd", "ti",
                               "es", "or", "te", "of", "ed", "is", "it", "al", "ar", "st", "to",
@@ -36,11 +13,12 @@ const char* const kPairs[] = {"th", "he", "in", "er", "an", "re", "on", "at", "e
 }  // namespace
 
 std::vector<std::pair<std::string, GgufValue>> synthetic_vocab_metadata(uint32_t n_vocab) {
-  const std::vector<std::string> bytes = byte_symbols();
-  std::vector<std::string> tokens(bytes.begin(), bytes.end());
+  const ByteUnicodeMap& bytes = ByteUnicodeMap::instance();
+  std::vector<std::string> tokens;
+  for (int b = 0; b < 256; ++b) tokens.push_back(bytes.encode_byte(static_cast<uint8_t>(b)));
   std::vector<int32_t> types(256, 1);
   std::vector<std::string> merges;
-  const std::string space = bytes[' '];
+  const std::string space = bytes.encode_byte(' ');
   for (char c = 'a'; c <= 'z'; ++c) {
     merges.push_back(space + " " + std::string(1, c));
     tokens.push_back(space + std::string(1, c));

@@ -223,6 +223,19 @@ TensorId DecoderBuilder::swiglu_ffn(int layer, TensorId x) {
   return matmul(layer_name("ffn_out", layer), act, w_down, {d});
 }
 
+TensorId DecoderBuilder::attention_and_ffn(int l, TensorId x, TensorId q_rope, TensorId k_rope,
+                                           TensorId v) {
+  const int64_t d = hp_.n_embd, q_dim = hp_.n_head * hp_.head_dim;
+  TensorId attn = cache_and_attend(l, q_rope, k_rope, v);
+  TensorId attn_out = matmul(layer_name("attn_out", l), attn,
+                             weight(blk(l, "attn_output.weight"), {q_dim, d}), {d});
+  TensorId attn_res = add(layer_name("attn_res", l), x, attn_out);
+  TensorId ffn_norm = rms_norm(layer_name("ffn_norm", l), attn_res,
+                               weight(blk(l, "ffn_norm.weight"), {d}));
+  TensorId ffn_out = swiglu_ffn(l, ffn_norm);
+  return add(layer_name("l_out", l), attn_res, ffn_out);
+}
+
 Graph DecoderBuilder::finish_with_head(TensorId x) {
   const int64_t d = hp_.n_embd;
   TensorId norm_w = weight("output_norm.weight", {d});

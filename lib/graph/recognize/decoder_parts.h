@@ -72,6 +72,10 @@ class DecoderBuilder {
   TensorId cache_and_attend(int layer, TensorId q, TensorId k, TensorId v);
   // SwiGLU FFN of layer l on the normed input: down(silu(gate x) * up x).
   TensorId swiglu_ffn(int layer, TensorId x);
+  // The rest of a pre-norm decoder layer once q and k are rotated: cache
+  // write and attention, output projection, residual, FFN norm, SwiGLU FFN,
+  // residual. Returns the layer's output (the next residual stream).
+  TensorId attention_and_ffn(int layer, TensorId x, TensorId q_rope, TensorId k_rope, TensorId v);
   // output_norm, output head (output.weight or, when absent, token_embd),
   // logits and next_token outputs. Returns the finished, verified graph.
   Graph finish_with_head(TensorId x);

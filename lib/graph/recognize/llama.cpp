@@ -28,14 +28,7 @@ Graph recognize_llama(const GgufFile& gguf, const RecognizeOptions& options) {
                           m.weight(m.blk(l, "attn_v.weight"), {d, kv_dim}), {hp.n_head_kv, hd});
     TensorId q_rope = m.rope(layer_name("q_rope", l), q, RopeLayout::norm);
     TensorId k_rope = m.rope(layer_name("k_rope", l), k, RopeLayout::norm);
-    TensorId attn = m.cache_and_attend(l, q_rope, k_rope, v);
-    TensorId attn_out = m.matmul(layer_name("attn_out", l), attn,
-                                 m.weight(m.blk(l, "attn_output.weight"), {q_dim, d}), {d});
-    TensorId attn_res = m.add(layer_name("attn_res", l), x, attn_out);
-    TensorId ffn_norm = m.rms_norm(layer_name("ffn_norm", l), attn_res,
-                                   m.weight(m.blk(l, "ffn_norm.weight"), {d}));
-    TensorId ffn_out = m.swiglu_ffn(l, ffn_norm);
-    x = m.add(layer_name("l_out", l), attn_res, ffn_out);
+    x = m.attention_and_ffn(l, x, q_rope, k_rope, v);
   }
   return m.finish_with_head(x);
 }
