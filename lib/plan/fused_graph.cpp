@@ -33,19 +33,26 @@ FusedGraph::FusedGraph(const Graph& graph) : graph_(&graph) {
   writer_op_.assign(graph.tensors().size(), -1);
   for (size_t i = 0; i < graph.ops().size(); ++i)
     for (TensorId t : graph.ops()[i].outputs) writer_op_[t] = static_cast<int>(i);
+  reader_ops_.assign(graph.tensors().size(), {});
+  for (size_t i = 0; i < graph.ops().size(); ++i)
+    for (TensorId t : graph.ops()[i].inputs)
+      if (reader_ops_[t].empty() || reader_ops_[t].back() != i) reader_ops_[t].push_back(i);
   reindex();
 }
 
 void FusedGraph::reindex() {
   node_of_op_.assign(graph_->ops().size(), -1);
-  for (const FusedNode& n : nodes_)
-    for (size_t op : n.ops) node_of_op_[op] = n.id;
+  position_of_id_.assign(graph_->ops().size(), -1);
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    position_of_id_[static_cast<size_t>(nodes_[i].id)] = static_cast<int>(i);
+    for (size_t op : nodes_[i].ops) node_of_op_[op] = nodes_[i].id;
+  }
 }
 
 std::optional<size_t> FusedGraph::position(int id) const {
-  for (size_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].id == id) return i;
-  return std::nullopt;
+  if (id < 0 || static_cast<size_t>(id) >= position_of_id_.size() || position_of_id_[static_cast<size_t>(id)] < 0)
+    return std::nullopt;
+  return static_cast<size_t>(position_of_id_[static_cast<size_t>(id)]);
 }
 
 const FusedNode& FusedGraph::node(int id) const {
@@ -67,14 +74,17 @@ std::optional<int> FusedGraph::producer(TensorId t) const {
 
 std::vector<int> FusedGraph::readers(TensorId t) const {
   std::optional<int> own = producer(t);
-  std::vector<int> out;
-  for (const FusedNode& n : nodes_) {
-    if (own && n.id == *own) continue;
-    bool reads = false;
-    for (size_t op : n.ops)
-      for (TensorId in : graph_->ops()[op].inputs) reads = reads || in == t;
-    if (reads) out.push_back(n.id);
+  std::vector<std::pair<size_t, int>> found;  // (position, id)
+  if (t >= reader_ops_.size()) return {};
+  for (size_t op : reader_ops_[t]) {
+    int id = node_of_op_[op];
+    if (own && id == *own) continue;
+    std::pair<size_t, int> entry{*position(id), id};
+    if (std::find(found.begin(), found.end(), entry) == found.end()) found.push_back(entry);
   }
+  std::sort(found.begin(), found.end());
+  std::vector<int> out;
+  for (const auto& f : found) out.push_back(f.second);
   return out;
 }
 

@@ -92,7 +92,9 @@ class FusedGraph {
   const Graph* graph_;
   std::vector<FusedNode> nodes_;
   std::vector<int> node_of_op_;        // op index -> node id
+  std::vector<int> position_of_id_;    // node id -> position, -1 once merged away
   std::vector<int> writer_op_;         // tensor id -> op index writing it, -1
+  std::vector<std::vector<size_t>> reader_ops_;  // tensor id -> ops reading it
 };
 
 // Checks the contract above; throws lanec::Error naming the node and stage.
