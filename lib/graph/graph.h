@@ -117,13 +117,25 @@ struct Tensor {
 };
 
 struct Op {
-  OpKind kind;
+  Op() = default;
+  Op(OpKind kind_, std::vector<TensorId> inputs_, std::vector<TensorId> outputs_,
+     Attrs attrs_ = {}, std::string fusion_ = {})
+      : kind(kind_), inputs(std::move(inputs_)), outputs(std::move(outputs_)),
+        attrs(std::move(attrs_)), fusion(std::move(fusion_)) {}
+
+  OpKind kind = OpKind::embed_get_rows;
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;  // state-writing kinds list the state they update here
   Attrs attrs;
+  // Set by fusion rules, empty in a recognized graph: ops sharing a label
+  // ("add_norm.3": rule name, '.', firing number) are linked into one launch
+  // by the planner. The label does not change an op's meaning, so the
+  // reference executor ignores it. Text form: a trailing "@add_norm.3".
+  std::string fusion;
 
   bool operator==(const Op& o) const {
-    return kind == o.kind && inputs == o.inputs && outputs == o.outputs && attrs == o.attrs;
+    return kind == o.kind && inputs == o.inputs && outputs == o.outputs && attrs == o.attrs &&
+           fusion == o.fusion;
   }
   bool operator!=(const Op& o) const { return !(*this == o); }
 
@@ -177,6 +189,24 @@ class Graph {
   Attrs metadata_;
   std::unordered_map<std::string, TensorId> by_name_;
 };
+
+// Who defines and who reads each tensor, for rewrites and the planner.
+struct GraphUses {
+  std::vector<std::optional<size_t>> producer;  // by TensorId: the op writing it, if any
+  std::vector<std::vector<size_t>> consumers;   // by TensorId: ops reading it, in op order
+};
+GraphUses compute_uses(const Graph& graph);
+
+// Removes activations that no op writes or reads and no graph output names,
+// renumbering the remaining tensors in their current order (ops and outputs
+// are remapped). Rewrites call it after replacing ops. Returns how many were
+// removed.
+size_t remove_unused_activations(Graph& graph);
+
+// Tensor names are runs of letters, digits, '_', '.' and '-' (GGUF tensor
+// names fit), so the text form needs no quoting for them.
+bool is_name_char(char c);
+bool is_valid_tensor_name(std::string_view name);
 
 // "[2048, 1024]"
 std::string shape_to_string(const std::vector<int64_t>& shape);

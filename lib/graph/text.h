@@ -28,6 +28,10 @@ std::string print_graph(const Graph& graph);
 // WHAT, got WHAT". Does not verify: call verify_graph for semantic checks.
 Graph parse_graph(std::string_view text, const std::string& source_name = "<graph>");
 
+// Reads and parses a text graph file; errors name the path (and line:col).
+// A GGUF given by mistake is refused with a message saying so.
+Graph read_graph_file(const std::string& path);
+
 // Formatting helpers shared with other printers (schedule dumps, census).
 std::string format_float(double value);
 std::string format_attr_value(const AttrValue& value);
