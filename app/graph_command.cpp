@@ -1,56 +1,51 @@
-// `lanec graph`: reads a step graph in the text form (docs/ir.md), verifies
-// it and prints it back in canonical form (or only checks it). The form a
-// user edits by hand, so every error names the file, line and column or the
-// op that is wrong.
+// lanec graph MODEL [--graph FILE] [--max-ctx N] [-o FILE]: prints the step
+// graph of one decode step in its text form (docs/ir.md).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
-#include <string>
+#include <memory>
 
 #include "app/command.h"
 #include "lib/common/error.h"
+#include "lib/gguf/gguf_file.h"
+#include "lib/graph/recognize/recognize.h"
 #include "lib/graph/text.h"
-#include "lib/graph/verify.h"
 
 namespace lanec::app {
 namespace {
 
-struct GraphOptions {
-  std::string input;
+struct GraphArgs {
+  std::string model;
+  std::string graph_file;
   std::string output;
-  bool check_only = false;
+  int64_t max_ctx = 0;
 };
 
-void run_graph(const GraphOptions& options) {
-  Graph graph = read_graph_file(options.input);
-  try {
-    verify_graph(graph);
-  } catch (const Error& e) {
-    throw Error(options.input + ": " + e.what());
-  }
-  if (options.check_only) {
-    std::printf("%s: ok (%zu tensors, %zu ops)\n", options.input.c_str(),
-                graph.tensors().size(), graph.ops().size());
-    return;
-  }
-  std::string text = print_graph(graph);
-  if (options.output.empty() || options.output == "-") {
+void run_graph(const GraphArgs& args) {
+  GgufFile gguf = GgufFile::open(args.model);
+  RecognizeOptions options;
+  options.max_ctx = args.max_ctx;
+  const std::string text = print_graph(load_step_graph(gguf, args.graph_file, options));
+  if (args.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return;
   }
-  std::ofstream out(options.output, std::ios::binary);
+  std::ofstream out(args.output, std::ios::binary | std::ios::trunc);
   out << text;
-  if (!out.flush()) throw Error("cannot write " + options.output);
+  if (!out) throw Error(args.output + ": cannot write the graph");
 }
 
-const RegisterCommand kRegister(20, "graph", [](CLI::App& root) {
-  auto options = std::make_shared<GraphOptions>();
-  CLI::App* cmd = root.add_subcommand(
-      "graph", "Verify a step graph in text form and print it in canonical form");
-  cmd->add_option("input", options->input, "Step graph text file (lanec-graph 1)")->required();
-  cmd->add_option("-o,--output", options->output, "Write the canonical text here (default stdout)");
-  cmd->add_flag("--check", options->check_only, "Only verify; print a one-line summary");
-  cmd->callback([options] { run_graph(*options); });
+const RegisterCommand registration(30, "graph", [](CLI::App& root) {
+  auto args = std::make_shared<GraphArgs>();
+  CLI::App* cmd = root.add_subcommand("graph", "Print the step graph of a model's decode step");
+  cmd->add_option("model", args->model, "GGUF model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--graph", args->graph_file,
+                  "Read the step graph from this text file (verified) instead of recognizing it")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-ctx", args->max_ctx,
+                  "Cap the KV cache rows below the model's context_length (0: no cap)");
+  cmd->add_option("-o,--output", args->output, "Write the graph here instead of stdout");
+  cmd->callback([args] { run_graph(*args); });
 });
 
 }  // namespace

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this on the GPU machine (bash): `source scripts/device_env.sh`.
 #
 # The GPU machine has nvcc, cmake and python3 but none of the Debian -dev
@@ -17,7 +18,7 @@
 # Unpacking happens once per prefix location; sourcing again only re-exports.
 
 lanec_device_env() {
-  local root debs prefix usr multiarch stamp_text deb pc
+  local root debs prefix usr multiarch stamp_text deb pc pkg_config
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   debs="$root/.deps/debs"
   prefix="$root/.deps/prefix"
@@ -32,7 +33,8 @@ lanec_device_env() {
 
   # Re-unpack when the set of packages or the prefix's location changed (the
   # .pc files hold absolute paths into the prefix).
-  stamp_text="$prefix $(cd "$debs" && ls -1 ./*.deb | tr '\n' ' ')"
+  stamp_text="$prefix"
+  for deb in "$debs"/*.deb; do stamp_text+=" ${deb##*/}"; done
   if [[ ! -f "$prefix/.stamp" || "$(cat "$prefix/.stamp")" != "$stamp_text" ]]; then
     rm -rf "$prefix"
     mkdir -p "$prefix"
@@ -59,12 +61,13 @@ lanec_device_env() {
   if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
     export PATH="/usr/local/cuda/bin:$PATH"
   fi
+  pkg_config="$(command -v pkg-config)"
   export LANEC_CMAKE_ARGS="-DCLI11_DIR=$usr/share/cmake/CLI11 \
 -Dnlohmann_json_DIR=$usr/share/cmake/nlohmann_json \
 -Dspdlog_DIR=$usr/lib/$multiarch/cmake/spdlog -Dfmt_DIR=$usr/lib/$multiarch/cmake/fmt \
 -Dyaml-cpp_DIR=$usr/lib/$multiarch/cmake/yaml-cpp -DCATCH2_INCLUDE_DIR=$usr/include \
--DPKG_CONFIG_EXECUTABLE=$(command -v pkg-config)"
-  echo "device_env: dependencies in $usr (pkg-config: $(command -v pkg-config))" >&2
+-DPKG_CONFIG_EXECUTABLE=$pkg_config"
+  echo "device_env: dependencies in $usr (pkg-config: $pkg_config)" >&2
 }
 
 # dpkg -x where dpkg exists; otherwise python3 reads the ar archive and its

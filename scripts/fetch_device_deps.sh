@@ -43,7 +43,9 @@ cd "$DEBS"
 # apt-get download writes into the current directory; as root it warns that
 # the _apt user cannot write there, which is harmless.
 apt-get download "${versioned[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
-count="$(ls -1 ./*.deb 2>/dev/null | wc -l)"
+shopt -s nullglob
+fetched=(./*.deb)
+count="${#fetched[@]}"
 if [[ "$count" -ne "${#packages[@]}" ]]; then
   echo "fetch_device_deps: expected ${#packages[@]} .deb files in $DEBS, got $count" >&2
   exit 1

@@ -18,6 +18,10 @@
 
 namespace lanec {
 
+// Longest tensor name the reader (and writer) accepts. ggml itself keeps names
+// under 64 bytes; this looser bound only stops a hostile name from being huge.
+constexpr uint64_t kGgufMaxTensorNameBytes = 4096;
+
 struct GgufTensorInfo {
   std::string name;
   std::vector<uint64_t> ne;  // ne[0] is the contiguous axis (PyTorch shape reversed)

@@ -20,8 +20,8 @@ enum class CachePrecision { f32, f16 };
 // Storage of recurrent (gated delta-net) states.
 enum class StatePrecision { f32, bf16 };
 // Numerics of matmuls against quantized weights: dequantize weights and
-// multiply in float, quantize activations to int8 once, or in two passes
-// (a max pass, then quantize) when one pass cannot see the whole row.
+// multiply in f32; quantize activations to int8 and use integer dot
+// products; or the same with the quantization in a pass of its own first.
 enum class ActivationNumerics { dequant, int8, two_pass_int8 };
 
 struct Knobs {

@@ -162,6 +162,9 @@ TEST_CASE("unknown, missing and duplicate keys are errors", "[knobs]") {
         "t.yaml:1:7: knob 'chip.sms': missing (every key is required)");
   CHECK(error_of(kGoodText + "activations: dequant\n") ==
         "t.yaml:5:1: knob 'activations': key given twice; expected it once");
+  CHECK(error_of(kGoodText + "? [a, b]\n: 1\n") ==
+        "t.yaml:5:3: knob '(top level)': a key must be a plain name; expected one of chip, "
+        "cache_precision, recurrent_state, activations, got a list");
 }
 
 TEST_CASE("wrong types are errors naming what was expected and found", "[knobs]") {

@@ -1,0 +1,29 @@
+// Greedy decoding with the reference executor.
+//
+// The prompt's tokens are stepped at positions 0..P-1; each later step feeds
+// the previous step's argmax. Generating n tokens executes P + n - 1 steps
+// (the last generated token is never fed back), and `on_step` sees the
+// logits of every executed step in order — the rows of `lanec ref --logits`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "lib/ref/executor.h"
+
+namespace lanec {
+
+struct GreedyResult {
+  std::vector<int32_t> generated;  // n ids
+  int64_t steps = 0;               // executed positions: prompt + n - 1
+};
+
+// on_step(step_index, position, logits) may be empty. Throws lanec::Error for
+// an empty prompt or a prompt + generation longer than max_positions (> 0).
+GreedyResult generate_greedy(
+    ReferenceExecutor& executor, const std::vector<int32_t>& prompt, int64_t n_generate,
+    int64_t max_positions,
+    const std::function<void(int64_t, int32_t, const std::vector<float>&)>& on_step = {});
+
+}  // namespace lanec

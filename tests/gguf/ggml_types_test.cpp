@@ -1,0 +1,75 @@
+// ggml type traits: block geometry of known ids, name lookup, size overflow.
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "lib/gguf/ggml_types.h"
+
+namespace lanec {
+
+TEST_CASE("ggml traits give ggml's block geometry", "[gguf]") {
+  struct Expect {
+    GgmlType type;
+    uint32_t elems, bytes;
+  };
+  const Expect cases[] = {
+      {GgmlType::F32, 1, 4},        {GgmlType::F16, 1, 2},        {GgmlType::BF16, 1, 2},
+      {GgmlType::Q4_0, 32, 18},     {GgmlType::Q4_1, 32, 20},     {GgmlType::Q5_0, 32, 22},
+      {GgmlType::Q5_1, 32, 24},     {GgmlType::Q8_0, 32, 34},     {GgmlType::Q8_1, 32, 36},
+      {GgmlType::Q2_K, 256, 84},    {GgmlType::Q3_K, 256, 110},   {GgmlType::Q4_K, 256, 144},
+      {GgmlType::Q5_K, 256, 176},   {GgmlType::Q6_K, 256, 210},   {GgmlType::Q8_K, 256, 292},
+      {GgmlType::IQ2_XXS, 256, 66}, {GgmlType::IQ2_XS, 256, 74},  {GgmlType::IQ3_XXS, 256, 98},
+      {GgmlType::IQ1_S, 256, 50},   {GgmlType::IQ4_NL, 32, 18},   {GgmlType::IQ3_S, 256, 110},
+      {GgmlType::IQ2_S, 256, 82},   {GgmlType::IQ4_XS, 256, 136}, {GgmlType::I8, 1, 1},
+      {GgmlType::I16, 1, 2},        {GgmlType::I32, 1, 4},        {GgmlType::I64, 1, 8},
+      {GgmlType::F64, 1, 8},        {GgmlType::IQ1_M, 256, 56},   {GgmlType::TQ1_0, 256, 54},
+      {GgmlType::TQ2_0, 256, 66},   {GgmlType::MXFP4, 32, 17},
+  };
+  for (const Expect& e : cases) {
+    const GgmlTypeTraits* t = ggml_type_traits(static_cast<uint32_t>(e.type));
+    REQUIRE(t != nullptr);
+    CHECK(t->type == e.type);
+    CHECK(t->block_elems == e.elems);
+    CHECK(t->block_bytes == e.bytes);
+    CHECK(ggml_type_from_name(t->name) == e.type);
+  }
+  for (uint32_t unknown : {4u, 5u, 31u, 32u, 33u, 36u, 38u, 40u, 1000u, 0xFFFFFFFFu}) {
+    CHECK(ggml_type_traits(unknown) == nullptr);
+  }
+}
+
+TEST_CASE("ggml type names round-trip case-insensitively", "[gguf]") {
+  CHECK(std::string(ggml_type_name(GgmlType::Q8_0)) == "q8_0");
+  CHECK(ggml_type_from_name("Q8_0") == GgmlType::Q8_0);
+  CHECK(ggml_type_from_name("BF16") == GgmlType::BF16);
+  CHECK(ggml_type_from_name("q4_k") == GgmlType::Q4_K);
+  CHECK_FALSE(ggml_type_from_name("q9_0").has_value());
+}
+
+TEST_CASE("ggml sizes check block multiples and overflow", "[gguf]") {
+  CHECK(ggml_row_bytes(GgmlType::Q8_0, 64) == 68u);
+  CHECK_FALSE(ggml_row_bytes(GgmlType::Q8_0, 33).has_value());
+  CHECK(ggml_row_bytes(GgmlType::Q4_K, 512) == 288u);
+  CHECK(ggml_tensor_bytes(GgmlType::F32, {3, 5, 7}) == 420u);
+  CHECK(ggml_tensor_bytes(GgmlType::MXFP4, {64, 2}) == 68u);
+  CHECK(ggml_tensor_bytes(GgmlType::F16, {0, 9}) == 0u);
+  const uint64_t big = uint64_t{1} << 62;
+  CHECK_FALSE(ggml_tensor_bytes(GgmlType::F32, {4, big}).has_value());    // 2^64 elements
+  CHECK_FALSE(ggml_tensor_bytes(GgmlType::F32, {1, big, 2}).has_value());  // 2^63 > INT64_MAX
+  CHECK_FALSE(ggml_tensor_bytes(GgmlType::F64, {big}).has_value());       // 2^65 bytes
+  CHECK_FALSE(ggml_tensor_bytes(GgmlType::F32, {}).has_value());
+}
+
+TEST_CASE("ggml supported types are the ones lanec dequantizes", "[gguf]") {
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0,
+                     GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K,
+                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::MXFP4}) {
+    CHECK(ggml_type_is_supported(t));
+  }
+  for (GgmlType t : {GgmlType::Q8_1, GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::IQ4_NL,
+                     GgmlType::I32, GgmlType::TQ1_0}) {
+    CHECK_FALSE(ggml_type_is_supported(t));
+  }
+}
+
+}  // namespace lanec
