@@ -3,6 +3,7 @@
 // buffers and from parallel fill callbacks, through write() and to_bytes().
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -117,7 +118,7 @@ TEST_CASE("gguf writer round-trips tensors of several formats through a file", "
         });
       }
     }
-    const std::string path = "gguf_writer_test_tensors.gguf";
+    const std::string path = test::temp_path("gguf_writer_test_tensors.gguf");
     std::vector<std::pair<uint64_t, uint64_t>> progress;
     w.write(path, 3, [&](uint64_t done, uint64_t total) { progress.emplace_back(done, total); });
     REQUIRE_FALSE(progress.empty());
@@ -153,12 +154,14 @@ TEST_CASE("gguf writer fills big tensors in parallel over disjoint row ranges", 
   const uint64_t rows = 4096, cols = 1024;
   std::mutex mutex;
   std::set<std::thread::id> threads_seen;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
   std::atomic<uint64_t> rows_filled{0};
   GgufWriter w;
   w.add_tensor("big", {cols, rows}, GgmlType::F32, [&](uint8_t* dst, uint64_t first, uint64_t n) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       threads_seen.insert(std::this_thread::get_id());
+      ranges.emplace_back(first, n);
     }
     for (uint64_t r = 0; r < n; ++r) {
       std::vector<float> row(cols, static_cast<float>(first + r));
@@ -166,10 +169,19 @@ TEST_CASE("gguf writer fills big tensors in parallel over disjoint row ranges", 
     }
     rows_filled += n;
   });
-  const std::string path = "gguf_writer_test_big.gguf";
+  const std::string path = test::temp_path("gguf_writer_test_big.gguf");
   w.write(path, 2);
   CHECK(rows_filled == rows);
   CHECK(threads_seen.size() >= 1);
+  CHECK(ranges.size() >= 2);  // 16 MiB is cut into several chunks
+  // The ranges are disjoint and cover every row exactly once.
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t next_row = 0;
+  for (const auto& [first, n] : ranges) {
+    CHECK(first == next_row);
+    next_row = first + n;
+  }
+  CHECK(next_row == rows);
   const GgufFile f = GgufFile::open(path);
   const auto* data = reinterpret_cast<const float*>(f.tensor("big").data);
   bool all_match = true;
@@ -186,8 +198,9 @@ TEST_CASE("gguf writer reports a failing fill and rejects bad input", "[gguf]") 
   w.add_tensor("bad", {32, 4}, GgmlType::F32, [](uint8_t*, uint64_t, uint64_t) {
     throw Error("fill failed on purpose");
   });
-  CHECK_THROWS_WITH(w.write("gguf_writer_test_fail.gguf", 2), "fill failed on purpose");
-  std::remove("gguf_writer_test_fail.gguf");
+  const std::string path = test::temp_path("fail.gguf");
+  CHECK_THROWS_WITH(w.write(path, 2), "fill failed on purpose");
+  std::remove(path.c_str());
 
   GgufWriter v;
   CHECK_THROWS_WITH(v.add_tensor("t", {33}, GgmlType::Q8_0, std::vector<uint8_t>(34)),
@@ -199,7 +212,13 @@ TEST_CASE("gguf writer reports a failing fill and rejects bad input", "[gguf]") 
   v.add_tensor("t", {1}, GgmlType::F32, std::vector<uint8_t>(4));
   CHECK_THROWS_WITH(v.add_tensor("t", {1}, GgmlType::F32, std::vector<uint8_t>(4)),
                     Catch::Contains("duplicate tensor name 't'"));
-  CHECK_THROWS_WITH(v.set_alignment(48), Catch::Contains("not a power of two"));
+  CHECK_THROWS_WITH(v.set_alignment(48), Catch::Contains("alignment 48 is not a power of two"));
+  CHECK_THROWS_WITH(v.set("general.alignment", GgufValue::i32(-64)),
+                    Catch::Contains("alignment -64 is not a power of two"));
+  CHECK_THROWS_WITH(v.set("general.alignment", GgufValue::string("64")),
+                    Catch::Contains("must be an integer, got string"));
+  v.set("general.alignment", GgufValue::u64(16));  // any integer type, as the reader accepts
+  CHECK(test::parse_bytes(v.to_bytes()).alignment() == 16);
   GgufArray nested;
   nested.elem_type = GgufValueType::ARRAY;
   CHECK_THROWS_WITH(v.set("n", GgufValue::array(nested)), Catch::Contains("array of arrays"));
