@@ -15,6 +15,7 @@
 #include "lib/plan/rewrite.h"
 #include "lib/plan/rule_tally.h"
 #include "lib/plan/size.h"
+#include "lib/plan/verify_schedule.h"
 #include "rules/registry.h"
 
 namespace lanec {
@@ -106,6 +107,7 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   for (TensorId t : g.outputs()) s.outputs.push_back(g.tensor(t).name);
   s.firings = tally.firings();
   s.census = take_census(s, tally);
+  verify_schedule(s);
   dump("schedule", [&] { return schedule_text(s); });
   return result;
 }

@@ -247,3 +247,19 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
 
 }  // namespace
 }  // namespace lanec
+
+#include "lib/plan/verify_schedule.h"
+
+namespace lanec {
+namespace {
+
+TEST_CASE("the schedule verifier catches a launch moved before its input", "[plan]") {
+  auto model = test::tiny_model("llama-tiny");
+  Schedule s = plan_graph(model->graph, test::test_knobs("f32", "dequant"), {}).schedule;
+  verify_schedule(s);
+  std::swap(s.launches[1], s.launches[2]);  // the QKV GEMV before the norm making its input
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("reads attn_norm_l00 before any launch writes it"));
+}
+
+}  // namespace
+}  // namespace lanec
