@@ -186,6 +186,9 @@ std::string census_json(const Schedule& s) {
   for (const auto& [role, b] : s.census.buffer_bytes) bytes[role] = b;
   j["buffer_bytes"] = bytes;
   j["weight_bytes_per_step"] = s.census.weight_bytes_per_step;
+  nlohmann::ordered_json firings = nlohmann::ordered_json::array();
+  for (const Firing& f : s.firings) firings.push_back({{"rule", f.rule}, {"ops", f.ops}});
+  j["firings"] = firings;
   return j.dump(2) + "\n";
 }
 

@@ -49,6 +49,8 @@ TEST_CASE("lanec plan --json and --hold", "[plan]") {
   CHECK(j["rules"][0]["rule"] == "add_norm");
   CHECK(j["rules"][0]["status"] == "held");
   CHECK(j["launches"]["swiglu"] == 2);
+  REQUIRE(j["firings"].size() > 0);
+  CHECK(j["firings"][0]["ops"].size() >= 2);
 }
 
 TEST_CASE("lanec plan --dump-after rewrite prints the fused graph", "[plan]") {
