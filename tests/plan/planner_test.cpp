@@ -89,6 +89,8 @@ TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]"
   CHECK(s.buffer("q_l00").view_offset == 0);
   CHECK(s.buffer("k_l00").view_offset == 128);
   CHECK(s.buffer("v_l00").view_offset == 192);
+  CHECK(s.storage_bytes_of("v_l00").second == 192 * 4);
+  CHECK(s.storage_bytes_of("v_l00").first->name == "qkv_l00");
   // RoPE rotates in place: its output is a view of its input.
   CHECK(s.buffer("q_rope_l00").view_of == "q_l00");
   PlanOptions held;
