@@ -1,0 +1,350 @@
+// The size stage (size.h).
+#include "lib/plan/size.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "lib/common/error.h"
+#include "rules/rows_a_warp.h"
+
+namespace lanec {
+namespace {
+
+constexpr int64_t kQ8Block = 32;
+constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
+constexpr int kAttnWarps = 4;         // kernels/attention.cuh
+constexpr int64_t kKeysPerSplit = 64; // a split below this many keys costs more than it saves
+constexpr int kMaxAttnSplits = 64;
+
+int64_t chunk_elems(GgmlType format) {
+  switch (format) {
+    case GgmlType::F32: return 4;
+    case GgmlType::Q8_0: return 16;
+    default: return 8;
+  }
+}
+
+std::string strip_q8(const std::string& name) {
+  const std::string suffix = ".q8";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return name.substr(0, name.size() - suffix.size());
+  return "";
+}
+
+class Sizer {
+ public:
+  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, bool held, RuleTally& tally)
+      : g_(g), linked_(linked), knobs_(knobs), rows_a_warp_held_(held), tally_(tally) {
+    for (const ViewDecl& v : linked.views) {
+      LANEC_ASSERT(!views_.count(v.tensor), "tensor " + v.tensor + " planned as two views");
+      views_[v.tensor] = v;
+    }
+    for (const PackDecl& p : linked.packs) packs_[p.name] = p.elements;
+  }
+
+  SizedPlan run() {
+    SizedPlan out;
+    out.launches = linked_.launches;
+    add_int8_forms(out.launches);
+    for (Launch& l : out.launches) choose_parameters(l);
+    out.buffers = make_buffers(out.launches);
+    return out;
+  }
+
+ private:
+  // The storage a tensor's buffer resolves to.
+  std::string root_of(std::string name) const {
+    for (int depth = 0; depth < 16; ++depth) {
+      auto it = views_.find(name);
+      if (it == views_.end()) return name;
+      name = it->second.of;
+    }
+    LANEC_ASSERT(false, "view chain too deep at " + name);
+    return name;
+  }
+
+  bool f32_form_read(const std::vector<Launch>& launches, const std::string& tensor) const {
+    std::optional<TensorId> id = g_.find(tensor);
+    if (id) {
+      const auto& outs = g_.outputs();
+      if (std::find(outs.begin(), outs.end(), *id) != outs.end()) return true;
+    }
+    for (const Launch& l : launches)
+      for (const std::string& r : l.reads()) {
+        if (r == tensor) return true;
+        // A reader of a view of the tensor reads it too.
+        std::string at = r;
+        for (int depth = 0; depth < 16 && views_.count(at); ++depth) {
+          at = views_.at(at).of;
+          if (at == tensor) return true;
+        }
+      }
+    return false;
+  }
+
+  void add_int8_forms(std::vector<Launch>& launches) {
+    std::vector<std::string> needed;
+    for (const Launch& l : launches)
+      if (const auto* p = std::get_if<GemvLaunch>(&l.params))
+        if (!p->x_q8.empty() && std::find(needed.begin(), needed.end(), p->x_q8) == needed.end())
+          needed.push_back(p->x_q8);
+    for (const std::string& q8 : needed) {
+      std::string tensor = strip_q8(q8);
+      int64_t n = g_.tensor(g_.id_of(tensor)).numel();
+      if (n % kQ8Block != 0)
+        throw Error("no kernel for the int8 form of " + tensor + ": int8 activations come in blocks "
+                    "of 32, got " + std::to_string(n) + " elements");
+      bool fused = false;
+      if (knobs_.activations == ActivationNumerics::int8) {
+        for (Launch& l : launches) {
+          auto* norm = std::get_if<RmsNormLaunch>(&l.params);
+          if (!norm || norm->out != tensor) continue;
+          norm->out_q8 = q8;
+          fused = true;
+        }
+      }
+      if (fused) {
+        if (!f32_form_read(launches, tensor))
+          for (Launch& l : launches)
+            if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor)
+              norm->out.clear();
+        continue;
+      }
+      // A quantize launch just before the first GEMV reading the int8 form.
+      size_t first = 0;
+      while (first < launches.size()) {
+        const auto& r = launches[first].reads();
+        if (std::find(r.begin(), r.end(), q8) != r.end()) break;
+        ++first;
+      }
+      Launch quant;
+      quant.kind = LaunchKind::quantize;
+      quant.name = "quantize_" + tensor;
+      quant.layer = launches[first].layer;
+      quant.params = QuantizeLaunch{tensor, q8, n};
+      launches.insert(launches.begin() + static_cast<std::ptrdiff_t>(first), quant);
+    }
+  }
+
+  void choose_parameters(Launch& l) {
+    if (auto* p = std::get_if<GemvLaunch>(&l.params)) {
+      int64_t rows = 0;
+      for (const GemvPart& part : p->parts) rows += part.rows;
+      if (p->swiglu) rows = p->parts.front().rows;
+      if (!rows_a_warp_held_) {
+        RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics == GemvNumerics::f32,
+                                                    knobs_.chip.sms);
+        if (choice.declined) {
+          tally_.declined("rows_a_warp", l.name, *choice.declined);
+        } else {
+          p->rows_per_warp = choice.rows_per_warp;
+          tally_.fired("rows_a_warp", l.name, l.ops);
+          l.rules.push_back("rows_a_warp");
+        }
+      }
+      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms);
+    } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
+      int64_t smem = attention_smem_bytes(a->head_dim);
+      if (smem > static_cast<int64_t>(knobs_.chip.smem_kib_per_block) * 1024)
+        throw Error("no kernel for " + l.name + ": attention needs " + std::to_string(smem) +
+                    " bytes of shared memory a block, the chip " + knobs_.chip.name + " allows " +
+                    std::to_string(knobs_.chip.smem_kib_per_block) + " KiB (" + knobs_.source + ")");
+      a->n_split = choose_attention_splits(a->n_head, a->n_ctx, knobs_.chip.sms);
+      if (a->n_split > 1) {
+        a->part_acc = a->out + ".split_acc";
+        a->part_ml = a->out + ".split_ml";
+      }
+    }
+  }
+
+  Buffer tensor_buffer(const std::string& name) const {
+    Buffer b;
+    b.name = name;
+    if (std::string base = strip_q8(name); !base.empty()) {
+      const Tensor& t = g_.tensor(g_.id_of(base));
+      b.role = BufferRole::activation;
+      b.form = BufferForm::q8;
+      b.type = GgmlType::I8;
+      b.tensor = base;
+      b.shape = {t.numel()};
+      b.elements = t.numel();
+      b.bytes = static_cast<uint64_t>(t.numel() + t.numel() / kQ8Block * 4);
+      return b;
+    }
+    if (auto it = packs_.find(name); it != packs_.end()) {
+      b.role = BufferRole::activation;
+      b.shape = {it->second};
+      b.elements = it->second;
+      b.bytes = static_cast<uint64_t>(it->second) * 4;
+      return b;
+    }
+    std::optional<TensorId> id = g_.find(name);
+    LANEC_ASSERT(id.has_value(), "buffer '" + name + "' names no tensor, pack or workspace");
+    const Tensor& t = g_.tensor(*id);
+    b.tensor = t.name;
+    b.shape = t.shape;
+    b.elements = t.numel();
+    b.type = t.type;
+    switch (t.role) {
+      case Role::param:
+        b.role = BufferRole::param;
+        b.bytes = static_cast<uint64_t>(t.numel()) * 4;
+        break;
+      case Role::constant: {
+        b.role = BufferRole::weight;
+        b.gguf_name = t.gguf_name;
+        std::vector<uint64_t> ne(t.shape.rbegin(), t.shape.rend());
+        std::optional<uint64_t> bytes = ggml_tensor_bytes(t.type, ne);
+        LANEC_ASSERT(bytes.has_value(), "weight " + t.name + " has no byte size");
+        b.bytes = *bytes;
+        break;
+      }
+      case Role::state: {
+        b.role = BufferRole::state;
+        if (kv_caches_.count(t.name) && t.shape.size() == 3) {
+          b.layout = "head_major";
+          b.shape = {t.shape[1], t.shape[0], t.shape[2]};
+          if (knobs_.cache_precision == CachePrecision::f16) b.type = GgmlType::F16;
+        }
+        b.bytes = static_cast<uint64_t>(t.numel()) * (b.type == GgmlType::F32 ? 4u : 2u);
+        break;
+      }
+      case Role::activation: {
+        b.role = BufferRole::activation;
+        if (auto v = views_.find(name); v != views_.end()) {
+          b.view_of = v->second.of;
+          b.view_offset = v->second.offset;
+          b.bytes = 0;
+        } else {
+          b.bytes = static_cast<uint64_t>(t.numel()) * 4;
+        }
+        break;
+      }
+    }
+    return b;
+  }
+
+  std::vector<Buffer> make_buffers(const std::vector<Launch>& launches) {
+    for (const Launch& l : launches)
+      if (const auto* kv = std::get_if<KvWriteLaunch>(&l.params)) {
+        if (!kv->k_cache.empty()) kv_caches_.insert(kv->k_cache);
+        if (!kv->v_cache.empty()) kv_caches_.insert(kv->v_cache);
+      }
+    std::set<std::string> names;
+    std::map<std::string, Buffer> workspaces;
+    for (const Launch& l : launches) {
+      for (const std::string& n : l.reads()) names.insert(n);
+      for (const std::string& n : l.writes()) names.insert(n);
+      if (const auto* a = std::get_if<AttentionLaunch>(&l.params); a && a->n_split > 1) {
+        Buffer acc;
+        acc.name = a->part_acc;
+        acc.role = BufferRole::workspace;
+        acc.shape = {a->n_head, a->n_split, a->head_dim};
+        acc.elements = a->n_head * a->n_split * a->head_dim;
+        acc.bytes = static_cast<uint64_t>(acc.elements) * 4;
+        Buffer ml = acc;
+        ml.name = a->part_ml;
+        ml.shape = {a->n_head, a->n_split, 2};
+        ml.elements = a->n_head * a->n_split * 2;
+        ml.bytes = static_cast<uint64_t>(ml.elements) * 4;
+        workspaces[acc.name] = acc;
+        workspaces[ml.name] = ml;
+      }
+    }
+    for (TensorId t : g_.outputs()) names.insert(g_.tensor(t).name);
+    std::map<std::string, Buffer> out;
+    std::vector<std::string> todo(names.begin(), names.end());
+    while (!todo.empty()) {
+      std::string n = todo.back();
+      todo.pop_back();
+      if (out.count(n)) continue;
+      if (auto w = workspaces.find(n); w != workspaces.end()) {
+        out[n] = w->second;
+        continue;
+      }
+      Buffer b = tensor_buffer(n);
+      if (b.is_view()) todo.push_back(b.view_of);
+      out[n] = b;
+    }
+    std::vector<Buffer> sorted;
+    for (auto& [name, b] : out) sorted.push_back(std::move(b));
+    // A view takes its storage's element type (an f16 cache stays f16).
+    for (Buffer& b : sorted)
+      if (b.is_view()) {
+        std::string root = root_of(b.name);
+        for (const Buffer& r : sorted)
+          if (r.name == root) b.type = r.type;
+      }
+    return sorted;
+  }
+
+  const Graph& g_;
+  const LinkedPlan& linked_;
+  const Knobs& knobs_;
+  bool rows_a_warp_held_;
+  RuleTally& tally_;
+  std::map<std::string, ViewDecl> views_;
+  std::map<std::string, int64_t> packs_;
+  std::set<std::string> kv_caches_;
+};
+
+}  // namespace
+
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms) {
+  // Measured on an H200 (docs/kernels.md): 1 for tall matrices (16k rows and
+  // up), 2 for q8_0 otherwise, and for 16-bit/f32 weights 4 when k is long
+  // against the rows (ffn_down) or the rows are many, else 2. Then more while
+  // the row groups alone give fewer than kGemvWarpsPerSm warps an SM, and
+  // never below one 16-byte chunk a lane (k / chunk / 32 slices).
+  int split = 1;
+  if (rows < 16384) {
+    if (format == GgmlType::Q8_0) split = 2;
+    else split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
+  }
+  const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
+  const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
+  while (split < kGemvMaxSplit && groups * split < wanted) split *= 2;
+  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32);
+  while (split > max_split) split /= 2;
+  return split;
+}
+
+int choose_attention_splits(int64_t n_head, int64_t n_ctx, int sms) {
+  // Measured on an H200 (docs/kernels.md): about 16 splits up to 4k cache
+  // rows and 64 beyond, and at least enough that heads x splits cover the
+  // SMs twice; each split at least kKeysPerSplit rows of the full cache.
+  const int64_t by_length = n_ctx <= 4096 ? 16 : 64;
+  const int64_t cover = (2 * static_cast<int64_t>(sms) + n_head - 1) / n_head;
+  const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
+  return static_cast<int>(
+      std::clamp<int64_t>(std::min(std::max(by_length, cover), by_keys), 1, kMaxAttnSplits));
+}
+
+int64_t attention_smem_bytes(int64_t head_dim) {
+  // sm_acc[kAttnWarps][head_dim] floats plus the per-warp max and sum.
+  return kAttnWarps * head_dim * 4 + 2 * kAttnWarps * 4;
+}
+
+SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
+                    bool rows_a_warp_held, RuleTally& tally) {
+  return Sizer(graph, linked, knobs, rows_a_warp_held, tally).run();
+}
+
+std::string print_buffers(const std::vector<Buffer>& buffers) {
+  std::string out;
+  for (const Buffer& b : buffers) {
+    std::string shape;
+    for (size_t i = 0; i < b.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(b.shape[i]);
+    out += b.name + " " + buffer_role_name(b.role) + " " +
+           (b.form == BufferForm::q8 ? std::string("q8") : std::string(elem_type_name(b.type) ? elem_type_name(b.type) : "?")) +
+           " [" + shape + "] bytes=" + std::to_string(b.bytes);
+    if (!b.layout.empty()) out += " layout=" + b.layout;
+    if (b.is_view()) out += " view_of=" + b.view_of + "+" + std::to_string(b.view_offset);
+    if (!b.gguf_name.empty() && b.gguf_name != b.name) out += " gguf=" + b.gguf_name;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace lanec

@@ -1,0 +1,44 @@
+// The size stage: linked launches -> launches with their int8 activation
+// forms, per-launch parameters chosen from the chip, and the buffers.
+//
+//  - int8 forms: a GEMV over q8_0 weights reads "<x>.q8" when the knobs ask
+//    for int8 activations. With activations=int8 the rms_norm that makes x
+//    writes the int8 form itself (and its f32 form only if something else
+//    reads it); otherwise a quantize launch runs just before the first GEMV
+//    that reads it. With two-pass-int8 every int8 form comes from a quantize
+//    launch (the second pass over a finished f32 vector).
+//  - parameters: GEMV rows a warp (rule rows_a_warp) and split_k, attention
+//    context splits from the SM count, and the attention smem check against
+//    smem_kib_per_block.
+//  - buffers: one per tensor the launches touch, views where link placed a
+//    tensor inside another, head-major KV caches in the cache precision,
+//    workspaces for split attention; sorted by name.
+#pragma once
+
+#include <vector>
+
+#include "lib/knobs/knobs.h"
+#include "lib/plan/link.h"
+#include "lib/plan/rule_tally.h"
+#include "lib/plan/schedule.h"
+
+namespace lanec {
+
+struct SizedPlan {
+  std::vector<Launch> launches;
+  std::vector<Buffer> buffers;  // sorted by name
+};
+
+SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
+                    bool rows_a_warp_held, RuleTally& tally);
+
+// The chip-derived parameters (exposed for tests and docs/planner.md).
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);
+int choose_attention_splits(int64_t n_head, int64_t n_ctx, int sms);
+// Static shared memory of one attention block (kernels/attention.cuh).
+int64_t attention_smem_bytes(int64_t head_dim);
+
+// Buffers as text (one a line) for --dump-after size and later stages.
+std::string print_buffers(const std::vector<Buffer>& buffers);
+
+}  // namespace lanec

@@ -1,0 +1,74 @@
+// glu_pair: gate and up GEMVs + SwiGLU -> one GEMV launch with the SwiGLU
+// epilogue (math in rules/glu_pair.h).
+#include "rules/glu_pair.h"
+
+namespace lanec {
+namespace {
+
+using namespace rule_helpers;
+
+class GluPairRule : public FusionRule {
+ public:
+  const char* name() const override { return "glu_pair"; }
+  const char* intent() const override { return "a = silu(W_g x) * (W_u x) in one GEMV launch"; }
+
+  // Pattern: a single swiglu whose gate and up come from plain GEMV nodes.
+  std::vector<RuleMatch> match(const FusedGraph& g) const override {
+    std::vector<RuleMatch> sites;
+    for (const FusedNode& n : g.nodes()) {
+      const Op* glu = single_op(g, n, OpKind::swiglu);
+      if (!glu) continue;
+      std::optional<int> gate = g.producer(glu->inputs[0]);
+      std::optional<int> up = g.producer(glu->inputs[1]);
+      if (!gate || !up) continue;
+      if (is_plain_gemv(g, g.node(*gate)) && is_plain_gemv(g, g.node(*up)))
+        sites.push_back({{*gate, *up, n.id}, {}});
+    }
+    return sites;
+  }
+
+  std::optional<std::string> guard(const FusedGraph& g, const RuleMatch& site,
+                                   const RuleContext&) const override {
+    const Graph& gr = g.graph();
+    if (site.nodes[0] == site.nodes[1]) return std::string("gate and up are already parts of one GEMV launch");
+    const FusedNode& gate = g.node(site.nodes[0]);
+    const FusedNode& up = g.node(site.nodes[1]);
+    if (matmuls_of(g, gate).size() != 1 || matmuls_of(g, up).size() != 1)
+      return std::string("gate or up is already a part of a multi-part GEMV");
+    const Op& mg = *matmuls_of(g, gate).front();
+    const Op& mu = *matmuls_of(g, up).front();
+    if (mg.inputs[0] != mu.inputs[0])
+      return "gate reads " + gr.tensor(mg.inputs[0]).name + " but up reads " + gr.tensor(mu.inputs[0]).name;
+    const Tensor& wg = gr.tensor(mg.inputs[1]);
+    const Tensor& wu = gr.tensor(mu.inputs[1]);
+    if (wg.type != wu.type)
+      return std::string("gate and up weights differ in format (") + elem_type_name(wg.type) + ", " +
+             elem_type_name(wu.type) + ")";
+    if (wg.shape != wu.shape) return "gate and up weights differ in shape";
+    for (const FusedNode* n : {&gate, &up})
+      for (size_t i : n->ops)
+        if (g.op(i).kind == OpKind::add && gr.tensor(g.op(i).inputs[0]).role != Role::constant &&
+            gr.tensor(g.op(i).inputs[1]).role != Role::constant)
+          return "a residual epilogue on gate or up cannot precede the SwiGLU";
+    const Op& glu = g.only_op(g.node(site.nodes[2]));
+    for (int side = 0; side < 2; ++side) {
+      TensorId t = glu.inputs[static_cast<size_t>(side)];
+      std::string others = other_readers(g, t, site.nodes[2]);
+      if (!others.empty() || g.is_graph_output(t))
+        return std::string(side == 0 ? "the gate " : "the up ") + gr.tensor(t).name +
+               " is also read by " + (others.empty() ? std::string("the graph outputs") : others);
+    }
+    if (auto blocked = g.merge_blocker(site.nodes)) return *blocked;
+    return std::nullopt;
+  }
+
+  void rewrite(FusedGraph& g, const RuleMatch& site) const override {
+    g.merge(site.nodes, NodeKind::gemv, name());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FusionRule> make_glu_pair_rule() { return std::make_unique<GluPairRule>(); }
+
+}  // namespace lanec
