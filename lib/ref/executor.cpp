@@ -8,6 +8,7 @@
 #include "lib/common/error.h"
 #include "lib/quant/codecs.h"
 #include "lib/ref/parallel.h"
+#include "lib/ref/q8_0_dot.h"
 
 namespace lanec {
 namespace {
@@ -291,6 +292,14 @@ void ReferenceExecutor::run_op(size_t index) {
       const float* x = f32_in(op.inputs[0]);
       float* y = f32_out(out_id).data();
       const TensorId w_id = op.inputs[1];
+      const WeightRows& w_rows = rows_[w_id];
+      if (w_rows.data && w_rows.type == GgmlType::Q8_0 && cols % 32 == 0 && q8_0_dot_available()) {
+        // The same values and order without the row buffer (q8_0_dot.h).
+        parallel_for(rows, options_.threads, cols, [&](int64_t begin, int64_t end) {
+          q8_0_dot_rows(w_rows.data, w_rows.row_bytes, begin, end - begin, x, cols, y + begin);
+        });
+        return;
+      }
       parallel_for(rows, options_.threads, cols, [&](int64_t begin, int64_t end) {
         float* scratch = row_scratch(cols);
         for (int64_t r = begin; r < end; ++r) y[r] = dot(weight_row(w_id, r, scratch), x, cols);

@@ -1,12 +1,17 @@
 // Bit-identity of the reference executor's weight paths: matmul and
 // embedding weights read row by row in their GGUF encoding (the default)
 // must give exactly the values of a computation on the store's whole-tensor
-// f32 dequantization. Compared with ==, so any change of the dot product's
+// f32 dequantization, and the Q8_0 vector kernel must equal dequantize-then-
+// dot on edge-case block scales. Compared with ==, so any change of the dot product's
 // summation order or of the dequantized values fails here.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
 
 #include "lib/graph/recognize/recognize.h"
+#include "lib/quant/codecs.h"
 #include "lib/ref/executor.h"
+#include "lib/ref/q8_0_dot.h"
 #include "lib/ref/weights.h"
 #include "tests/recognize/tiny_models.h"
 
@@ -95,5 +100,33 @@ TEST_CASE("reference logits are bit-identical with weights read by rows or whole
       // The row path keeps matmul and embedding weights out of the f32 cache.
       CHECK(by_rows_store.cached_bytes() < whole_store.cached_bytes() / 10);
     }
+  }
+}
+
+TEST_CASE("q8_0 row dot products equal dequantize-then-dot bit for bit", "[ref]") {
+  if (!q8_0_dot_available()) return;  // the executor then uses dequantize-then-dot itself
+  const int64_t n = 96, rows = 7;  // 3 blocks per row; 4 + 3 rows exercise both kernels
+  const uint64_t row_bytes = 3 * 34;
+  std::vector<float> values(static_cast<size_t>(n * rows));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = std::sin(static_cast<float>(i) * 0.37f) * (1.0f + static_cast<float>(i % 13));
+  std::vector<uint8_t> bytes(rows * row_bytes);
+  for (int64_t r = 0; r < rows; ++r)
+    quantize_row(GgmlType::Q8_0, values.data() + r * n, bytes.data() + r * row_bytes,
+                 static_cast<uint64_t>(n));
+  // Block scales at the edges of fp16: a subnormal, the largest finite, zero.
+  const uint16_t subnormal = 0x0003, largest = 0x7BFF, zero = 0x0000;
+  std::memcpy(bytes.data() + 1 * row_bytes, &subnormal, 2);
+  std::memcpy(bytes.data() + 2 * row_bytes + 34, &largest, 2);
+  std::memcpy(bytes.data() + 5 * row_bytes + 68, &zero, 2);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) x[i] = std::cos(static_cast<float>(i) * 1.3f) * 0.01f;
+  std::vector<float> got(rows), row(static_cast<size_t>(n));
+  q8_0_dot_rows(bytes.data(), row_bytes, 0, rows, x.data(), n, got.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    dequantize_row(GgmlType::Q8_0, bytes.data() + r * row_bytes, row.data(), static_cast<uint64_t>(n));
+    const float want = dot8(row.data(), x.data(), n);
+    INFO("row " << r);
+    CHECK(std::memcmp(&got[r], &want, sizeof want) == 0);
   }
 }
