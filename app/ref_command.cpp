@@ -95,7 +95,9 @@ void run_ref(const RefArgs& args) {
   ref_options.threads = args.threads;
   ReferenceExecutor executor(graph, weights, ref_options);
   const auto t1 = std::chrono::steady_clock::now();
-  spdlog::info("loaded {} constants ({:.1f} MiB f32) in {:.2f} s", weights.cached_tensors(),
+  spdlog::info("loaded {} constants as f32 ({:.1f} MiB; matmul and embedding weights are read "
+               "by rows from the GGUF) in {:.2f} s",
+               weights.cached_tensors(),
                static_cast<double>(weights.cached_bytes()) / (1024.0 * 1024.0),
                std::chrono::duration<double>(t1 - t0).count());
 

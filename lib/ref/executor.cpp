@@ -8,6 +8,7 @@
 #include "lib/common/error.h"
 #include "lib/quant/codecs.h"
 #include "lib/ref/parallel.h"
+#include "lib/ref/q8_0_dot.h"
 
 namespace lanec {
 namespace {
@@ -61,6 +62,33 @@ void softmax_row(float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
+// A per-thread f32 row buffer for weights dequantized on the fly; grows to
+// the widest row once and is reused on later steps.
+float* row_scratch(int64_t n) {
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < static_cast<size_t>(n)) scratch.resize(static_cast<size_t>(n));
+  return scratch.data();
+}
+
+// Constants that ops read only row by row (matmul weights, embedding tables,
+// MoE expert weights): these stay in their GGUF encoding (see WeightStore::rows).
+std::vector<bool> row_only_constants(const Graph& graph) {
+  const size_t n = graph.tensors().size();
+  std::vector<bool> row_use(n, false), whole_use(n, false);
+  for (const Op& op : graph.ops()) {
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const bool by_rows = (op.kind == OpKind::matmul && i == 1) ||
+                           (op.kind == OpKind::embed_get_rows && i == 0) ||
+                           (op.kind == OpKind::moe_experts && i >= 3 && i <= 5);
+      (by_rows ? row_use : whole_use)[op.inputs[i]] = true;
+    }
+  }
+  std::vector<bool> row_only(n, false);
+  for (TensorId id = 0; id < n; ++id)
+    row_only[id] = graph.tensor(id).role == Role::constant && row_use[id] && !whole_use[id];
+  return row_only;
+}
+
 }  // namespace
 
 ReferenceExecutor::ReferenceExecutor(const Graph& graph, WeightStore& weights,
@@ -68,11 +96,16 @@ ReferenceExecutor::ReferenceExecutor(const Graph& graph, WeightStore& weights,
     : graph_(graph), options_(options) {
   const size_t n = graph.tensors().size();
   constants_.assign(n, nullptr);
+  rows_.assign(n, WeightRows{});
+  const std::vector<bool> row_only =
+      options.weights_by_rows ? row_only_constants(graph) : std::vector<bool>(n, false);
   f32_.resize(n);
   i32_.resize(n);
   for (TensorId id = 0; id < n; ++id) {
     const Tensor& t = graph.tensor(id);
-    if (t.role == Role::constant) {
+    if (row_only[id]) {
+      rows_[id] = weights.rows(t);
+    } else if (t.role == Role::constant) {
       constants_[id] = &weights.get(t);
     } else if (t.type == GgmlType::I32) {
       i32_[id].assign(static_cast<size_t>(t.numel()), 0);
@@ -119,13 +152,30 @@ int32_t ReferenceExecutor::next_token() const {
 std::vector<float> ReferenceExecutor::values(std::string_view name) const {
   const TensorId id = graph_.id_of(name);
   if (constants_[id]) return *constants_[id];
+  if (rows_[id].data) {
+    const WeightRows& w = rows_[id];
+    std::vector<float> all(static_cast<size_t>(w.rows * w.row_elems));
+    for (int64_t r = 0; r < w.rows; ++r) {
+      float* dst = all.data() + r * w.row_elems;
+      const float* src = w.row(r, dst);
+      if (src != dst) std::copy(src, src + w.row_elems, dst);
+    }
+    return all;
+  }
   if (graph_.tensor(id).type == GgmlType::I32)
     return std::vector<float>(i32_[id].begin(), i32_[id].end());
   return f32_[id];
 }
 
+const float* ReferenceExecutor::weight_row(TensorId id, int64_t r, float* scratch) const {
+  if (constants_[id]) return constants_[id]->data() + r * graph_.tensor(id).cols();
+  LANEC_ASSERT(rows_[id].data, "weight operand expected: " + graph_.tensor(id).name);
+  return rows_[id].row(r, scratch);
+}
+
 const float* ReferenceExecutor::f32_in(TensorId id) const {
   if (constants_[id]) return constants_[id]->data();
+  LANEC_ASSERT(!rows_[id].data, "row-mapped weight read whole: " + graph_.tensor(id).name);
   LANEC_ASSERT(graph_.tensor(id).type != GgmlType::I32,
                "f32 operand expected: " + graph_.tensor(id).name);
   return f32_[id].data();
@@ -170,8 +220,9 @@ void ReferenceExecutor::run_op(size_t index) {
       if (token < 0 || token >= rows)
         throw fail("token " + std::to_string(token) + " is outside the " + std::to_string(rows) +
                    " rows of " + in0.name);
-      const float* row = f32_in(op.inputs[0]) + static_cast<int64_t>(token) * cols;
-      std::copy(row, row + cols, f32_out(out_id).begin());
+      float* out = f32_out(out_id).data();
+      const float* row = weight_row(op.inputs[0], token, out);
+      if (row != out) std::copy(row, row + cols, out);
       return;
     }
     case OpKind::rms_norm:
@@ -235,11 +286,23 @@ void ReferenceExecutor::run_op(size_t index) {
       // W is one row).
       const Tensor& w_t = graph_.tensor(op.inputs[1]);
       const int64_t cols = w_t.cols(), rows = w_t.numel() / cols;
+      // Quantized rows are dequantized one at a time into a per-thread
+      // buffer: the same values as a whole-tensor dequantization, at a
+      // quarter of the memory traffic.
       const float* x = f32_in(op.inputs[0]);
-      const float* w = f32_in(op.inputs[1]);
       float* y = f32_out(out_id).data();
+      const TensorId w_id = op.inputs[1];
+      const WeightRows& w_rows = rows_[w_id];
+      if (w_rows.data && w_rows.type == GgmlType::Q8_0 && cols % 32 == 0 && q8_0_dot_available()) {
+        // The same values and order without the row buffer (q8_0_dot.h).
+        parallel_for(rows, options_.threads, cols, [&](int64_t begin, int64_t end) {
+          q8_0_dot_rows(w_rows.data, w_rows.row_bytes, begin, end - begin, x, cols, y + begin);
+        });
+        return;
+      }
       parallel_for(rows, options_.threads, cols, [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) y[r] = dot(w + r * cols, x, cols);
+        float* scratch = row_scratch(cols);
+        for (int64_t r = begin; r < end; ++r) y[r] = dot(weight_row(w_id, r, scratch), x, cols);
       });
       return;
     }
@@ -441,9 +504,6 @@ void ReferenceExecutor::run_moe_experts(const Op& op) {
   const std::vector<int32_t>& ids = i32_[op.inputs[1]];
   const float* weights = f32_in(op.inputs[2]);
   const float* x = f32_in(op.inputs[0]);
-  const float* gate = f32_in(op.inputs[3]);
-  const float* up = f32_in(op.inputs[4]);
-  const float* down = f32_in(op.inputs[5]);
   const bool biased = op.inputs.size() == 9;
   const bool oai = op.get_string("act") == "swiglu_oai";
   const float alpha = oai ? static_cast<float>(op.get_float("alpha")) : 0.0f;
@@ -456,12 +516,11 @@ void ReferenceExecutor::run_moe_experts(const Op& op) {
     if (e < 0 || e >= n_expert)
       throw Error("moe_experts: expert id " + std::to_string(e) + " outside [0, " +
                   std::to_string(n_expert) + ")");
-    const float* ge = gate + e * ff * d;
-    const float* ue = up + e * ff * d;
     parallel_for(ff, options_.threads, 2 * d, [&](int64_t begin, int64_t end) {
+      float* scratch = row_scratch(d);
       for (int64_t r = begin; r < end; ++r) {
-        g[r] = dot(ge + r * d, x, d);
-        u[r] = dot(ue + r * d, x, d);
+        g[r] = dot(weight_row(op.inputs[3], e * ff + r, scratch), x, d);
+        u[r] = dot(weight_row(op.inputs[4], e * ff + r, scratch), x, d);
       }
     });
     if (biased) {
@@ -477,10 +536,11 @@ void ReferenceExecutor::run_moe_experts(const Op& op) {
         h[r] = silu(g[r]) * u[r];
       }
     }
-    const float* de = down + e * d * ff;
     const float* db = biased ? f32_in(op.inputs[8]) + e * d : nullptr;
+    float* scratch = row_scratch(ff);
     for (int64_t r = 0; r < d; ++r)
-      y[r] += weights[j] * (dot(de + r * ff, h.data(), ff) + (db ? db[r] : 0.0f));
+      y[r] += weights[j] *
+              (dot(weight_row(op.inputs[5], e * d + r, scratch), h.data(), ff) + (db ? db[r] : 0.0f));
   }
 }
 

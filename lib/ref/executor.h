@@ -9,7 +9,10 @@
 //  - The graph must pass verify_graph and have params named `token` and `pos`
 //    (i32 [1]), a f32 output (the logits) and, optionally, an i32 output
 //    (the next token). The constructor loads every constant (dequantizing
-//    through the store) and zeroes the states. The graph and the store must
+//    through the store) and zeroes the states; weights read only by rows
+//    (matmul, embedding, MoE experts) stay in their GGUF encoding and are
+//    dequantized row by row as a step reads them (WeightStore::rows), which
+//    gives the same values with a quarter of the memory traffic. The graph and the store must
 //    outlive the executor (it keeps references to both).
 //  - step(token, pos) runs every op once and returns the logits. States hold
 //    f32 values rounded to their declared type (f16/bf16 caches round on write).
@@ -32,6 +35,10 @@ namespace lanec {
 
 struct ReferenceOptions {
   unsigned threads = 0;  // matmul threads; 0 = hardware concurrency
+  // false: every constant is dequantized whole through the store and read
+  // as f32 (4 bytes per weight); the results are the same bit for bit, the
+  // tests compare the two paths.
+  bool weights_by_rows = true;
 };
 
 class ReferenceExecutor {
@@ -57,6 +64,9 @@ class ReferenceExecutor {
   static constexpr TensorId kNoTensor = static_cast<TensorId>(-1);
 
   const float* f32_in(TensorId id) const;
+  // Row r (GGUF row, ne[0] elements) of a weight read by rows: cached f32 or
+  // dequantized into scratch.
+  const float* weight_row(TensorId id, int64_t r, float* scratch) const;
   std::vector<float>& f32_out(TensorId id);
   int32_t i32_scalar(TensorId id) const;
   void run_op(size_t index);
@@ -67,7 +77,8 @@ class ReferenceExecutor {
 
   const Graph& graph_;
   ReferenceOptions options_;
-  std::vector<const std::vector<float>*> constants_;  // by TensorId; null if not a constant
+  std::vector<const std::vector<float>*> constants_;  // by TensorId; null if not a cached constant
+  std::vector<WeightRows> rows_;                      // by TensorId; data null if not row-mapped
   std::vector<std::vector<float>> f32_;               // activations, states, f32 params
   std::vector<std::vector<int32_t>> i32_;             // i32 params and activations
   TensorId token_id_ = kNoTensor;

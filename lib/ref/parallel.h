@@ -1,7 +1,11 @@
-// parallel_for: splits [0, n) into contiguous chunks over up to `threads`
-// std::threads (0 = hardware concurrency). Small ranges run inline: the
-// reference executor calls it for every matmul, and a thread start costs
-// more than a few thousand multiply-adds.
+// parallel_for: runs fn over [0, n) on up to `threads` threads (0 = hardware
+// concurrency): the caller and persistent pool threads take chunks (a multiple
+// of 4 items) from a shared counter until none are left, so a late-scheduled
+// thread on a busy machine does less instead of stalling the call. Small
+// ranges run inline: the reference executor calls it for every matmul. Each
+// item is computed by exactly one thread, so results that depend only on the
+// item are the same for any thread count. A concurrent or nested call runs
+// inline on its caller.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "lib/ref/weights.h"
 
+#include <cstdint>
+
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/quant/codecs.h"
@@ -30,8 +32,8 @@ const std::vector<float>& WeightStore::get(const std::string& gguf_name) {
   return *cache_.emplace(gguf_name, std::move(values)).first->second;
 }
 
-const std::vector<float>& WeightStore::get(const Tensor& constant) {
-  LANEC_ASSERT(constant.role == Role::constant, "WeightStore::get on a non-constant " + constant.name);
+const GgufTensorInfo& WeightStore::checked_info(const Tensor& constant) const {
+  LANEC_ASSERT(constant.role == Role::constant, "WeightStore on a non-constant " + constant.name);
   const GgufTensorInfo* info = gguf_.find_tensor(constant.gguf_name);
   if (!info)
     throw Error("const " + constant.name + ": GGUF tensor \"" + constant.gguf_name +
@@ -46,7 +48,34 @@ const std::vector<float>& WeightStore::get(const Tensor& constant) {
     throw Error("const " + constant.name + ": expected shape " + shape_to_string(constant.shape) +
                 " (from the graph), got " + shape_to_string(gguf_shape) + " (ne " +
                 info->shape_string() + ") in " + gguf_.path());
+  return *info;
+}
+
+const std::vector<float>& WeightStore::get(const Tensor& constant) {
+  checked_info(constant);
   return get(constant.gguf_name);
+}
+
+WeightRows WeightStore::rows(const Tensor& constant) const {
+  const GgufTensorInfo& info = checked_info(constant);
+  if (!can_dequantize(info.type))
+    throw Error(gguf_.path() + ": " + constant.gguf_name + ": cannot dequantize element type " +
+                ggml_type_name(info.type));
+  WeightRows rows;
+  rows.type = info.type;
+  rows.data = info.data;
+  rows.row_bytes = info.row_bytes();
+  rows.row_elems = static_cast<int64_t>(info.ne.empty() ? 1 : info.ne[0]);
+  rows.rows = static_cast<int64_t>(info.rows());
+  return rows;
+}
+
+const float* WeightRows::row(int64_t r, float* scratch) const {
+  const uint8_t* src = data + static_cast<uint64_t>(r) * row_bytes;
+  if (type == GgmlType::F32 && reinterpret_cast<uintptr_t>(src) % alignof(float) == 0)
+    return reinterpret_cast<const float*>(src);
+  dequantize_row(type, src, scratch, static_cast<uint64_t>(row_elems));
+  return scratch;
 }
 
 uint64_t WeightStore::cached_bytes() const {
