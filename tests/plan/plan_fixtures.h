@@ -22,15 +22,14 @@ struct TinyModel {
   Graph graph;
 };
 
-// A tiny preset as a parsed GGUF and its step graph. The llama and qwen2
-// tiny presets have 16-wide heads, which the attention kernel cannot take
-// (it needs multiples of 32); `head_dim_32` widens them so the planner can
-// plan them (the unwidened presets are an error test of their own).
-inline std::unique_ptr<TinyModel> tiny_model(const std::string& preset, bool head_dim_32 = true,
+// A tiny preset as a parsed GGUF and its step graph. `head_dim` overrides
+// the preset's head size (0 keeps it): the attention kernel takes multiples
+// of 32, so a 16-wide head is an error test of its own.
+inline std::unique_ptr<TinyModel> tiny_model(const std::string& preset, uint32_t head_dim = 0,
                                              GgmlType type = GgmlType::Q8_0) {
   SynthOptions options;
   options.shape = find_preset(preset);
-  if (head_dim_32) options.shape.head_dim = 32;
+  if (head_dim) options.shape.head_dim = head_dim;
   options.type = type;
   options.seed = 7;
   options.threads = 1;

@@ -84,12 +84,12 @@ TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]"
   Knobs knobs = test::test_knobs("f32", "dequant");
   Schedule s = plan_graph(model->graph, knobs, {}).schedule;
   const Buffer& qkv = s.buffer("qkv_l00");
-  CHECK(qkv.elements == 4 * 32 + 2 * 32 + 2 * 32);
+  CHECK(qkv.elements == 2 * 32 + 1 * 32 + 1 * 32);  // 2 heads, 1 KV head, 32 wide
   CHECK(s.buffer("q_l00").view_of == "qkv_l00");
   CHECK(s.buffer("q_l00").view_offset == 0);
-  CHECK(s.buffer("k_l00").view_offset == 128);
-  CHECK(s.buffer("v_l00").view_offset == 192);
-  CHECK(s.storage_bytes_of("v_l00").second == 192 * 4);
+  CHECK(s.buffer("k_l00").view_offset == 64);
+  CHECK(s.buffer("v_l00").view_offset == 96);
+  CHECK(s.storage_bytes_of("v_l00").second == 96 * 4);
   CHECK(s.storage_bytes_of("v_l00").first->name == "qkv_l00");
   // RoPE rotates in place: its output is a view of its input.
   CHECK(s.buffer("q_rope_l00").view_of == "q_l00");
@@ -219,12 +219,12 @@ TEST_CASE("held rules show in the census and cost launches", "[plan]") {
 }
 
 TEST_CASE("a node no kernel can take is refused naming the op, its kind, output and why", "[plan]") {
-  auto model = test::tiny_model("llama-tiny", /*head_dim_32=*/false);
+  auto model = test::tiny_model("llama-tiny", /*head_dim=*/16);
   CHECK_THROWS_WITH(plan_graph(model->graph, test::test_knobs("f32", "dequant"), {}),
                     Catch::StartsWith("no kernel for op #9 (attention -> attn_l00): kind attention, "
                                       "output attn_l00: the attention kernel takes head sizes that "
                                       "are multiples of 32 up to 256"));
-  auto q4 = test::tiny_model("qwen3-tiny", true, GgmlType::Q4_0);
+  auto q4 = test::tiny_model("qwen3-tiny", 0, GgmlType::Q4_0);
   CHECK_THROWS_WITH(plan_graph(q4->graph, test::test_knobs("f32", "dequant"), {}),
                     Catch::Contains("GEMV takes f32, f16, bf16 and q8_0 weights, got q4_0"));
 }
