@@ -20,6 +20,9 @@ in the ggml-python 0.0.45 sdist, `pip download ggml-python==0.0.45 --no-deps
 baseline x86-64 (no -march, so no FMA contraction: plain IEEE single precision,
 which is what lanec's codecs compute) and writes, for q4_K, q5_K and q6_K:
   F.quant_in.f32 / F.quant_out.bin   ggml's quantize_row_F_ref of random floats
+  F.quant_out.dequant.f32            gguf's dequantization of those blocks
+It also checks that gguf's quantizers and dequantizers agree bit for bit with
+ggml's on the fixture data.
 Without GGML_SRC those three files are left as they are.
 
 Run from the repository root: python3 scripts/make_quant_fixtures.py
@@ -135,6 +138,17 @@ def ggml_quantize(lib, name, x, qtype):
     return out
 
 
+def ggml_dequantize(lib, name, blocks, qtype):
+    block, type_size = GGML_QUANT_SIZES[qtype]
+    blocks = np.ascontiguousarray(blocks, dtype=np.uint8)
+    out = np.zeros(blocks.size // type_size * block, dtype=np.float32)
+    fn = getattr(lib, f"dequantize_row_{name}")
+    fn.restype = None
+    fn(blocks.ctypes.data_as(ctypes.c_void_p), out.ctypes.data_as(ctypes.c_void_p),
+       ctypes.c_int64(out.size))
+    return out
+
+
 def write_ggml_fixtures(src_root):
     with tempfile.TemporaryDirectory() as workdir:
         lib = build_ggml_reference(src_root, workdir)
@@ -155,8 +169,17 @@ def write_ggml_fixtures(src_root):
             write(f"{name}.quant_in.f32", x)
             q = ggml_quantize(lib, name, x, qtype)
             write(f"{name}.quant_out.bin", q)
-            # ggml's own blocks must dequantize in gguf as they were produced.
-            assert quants.dequantize(q, qtype).size == x.size
+            deq = quants.dequantize(q, qtype).astype(np.float32).reshape(-1)
+            assert np.array_equal(deq.view(np.uint32), ggml_dequantize(lib, name, q, qtype).view(np.uint32))
+            write(f"{name}.quant_out.dequant.f32", deq)
+        # The dequantization fixtures: gguf and ggml must agree on every bit.
+        for name in ("q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_K", "q5_K", "q6_K", "mxfp4"):
+            qtype = FORMATS[name][0]
+            with open(os.path.join(OUT, f"{name}.dequant_in.bin"), "rb") as fh:
+                blocks = np.frombuffer(fh.read(), dtype=np.uint8)
+            want = quants.dequantize(blocks, qtype).astype(np.float32).reshape(-1)
+            got = ggml_dequantize(lib, name, blocks, qtype)
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), f"dequantize {name}"
 
 
 def main():

@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -390,18 +391,16 @@ class GgufParser {
     }
   }
 
+  // The data section starts at the aligned end of the tensor infos. A file
+  // without tensor bytes may end before that aligned start (llama.cpp's
+  // vocabulary-only files do); the data section is then empty.
   void place_tensors() {
     const uint64_t end_of_infos = in_.pos();
     const uint64_t align = file_.alignment_;
     const uint64_t data_offset = (end_of_infos + align - 1) / align * align;
-    if (data_offset > file_.size_) {
-      in_.fail_at(end_of_infos, "the data section would start at byte " +
-                                    std::to_string(data_offset) + " (aligned to " +
-                                    std::to_string(align) + "), past the end of the " +
-                                    plural(file_.size_, "byte") + " file");
-    }
     file_.data_offset_ = data_offset;
-    const uint64_t data_size = file_.size_ - data_offset;
+    const uint64_t data_size = data_offset < file_.size_ ? file_.size_ - data_offset : 0;
+    const uint64_t data_start = std::min<uint64_t>(data_offset, file_.size_);
     for (size_t i = 0; i < file_.tensors_.size(); ++i) {
       GgufTensorInfo& info = file_.tensors_[i];
       if (info.offset > data_size || info.n_bytes > data_size - info.offset) {
@@ -411,7 +410,7 @@ class GgufParser {
                         ") runs past the end of the data section, which has " +
                         plural(data_size, "byte"));
       }
-      info.data = file_.bytes_ + data_offset + info.offset;
+      info.data = file_.bytes_ + data_start + info.offset;
     }
   }
 

@@ -51,7 +51,10 @@ class GgufFile {
   const std::string& path() const { return path_; }
   uint32_t version() const { return version_; }
   uint32_t alignment() const { return alignment_; }
-  uint64_t data_offset() const { return data_offset_; }  // absolute start of the data section
+  // Absolute start of the data section (the aligned end of the tensor infos).
+  // It may exceed file_size() in a file without tensor bytes that ends right
+  // after its infos, as llama.cpp's vocabulary-only files do.
+  uint64_t data_offset() const { return data_offset_; }
   uint64_t file_size() const { return size_; }
 
   // Metadata in file order.

@@ -118,6 +118,31 @@ struct Chunk {
 
 }  // namespace
 
+// The alignment a general.alignment value asks for: like the reader, any
+// integer type holding a power of two that fits in u32.
+static uint32_t alignment_from(const GgufValue& value) {
+  auto from_signed = [](int64_t v) { return v < 0 ? uint64_t{0} : static_cast<uint64_t>(v); };
+  uint64_t n = 0;  // a negative value becomes 0, which is rejected below
+  switch (value.type) {
+    case GgufValueType::U8: n = std::get<uint8_t>(value.data); break;
+    case GgufValueType::U16: n = std::get<uint16_t>(value.data); break;
+    case GgufValueType::U32: n = std::get<uint32_t>(value.data); break;
+    case GgufValueType::U64: n = std::get<uint64_t>(value.data); break;
+    case GgufValueType::I8: n = from_signed(std::get<int8_t>(value.data)); break;
+    case GgufValueType::I16: n = from_signed(std::get<int16_t>(value.data)); break;
+    case GgufValueType::I32: n = from_signed(std::get<int32_t>(value.data)); break;
+    case GgufValueType::I64: n = from_signed(std::get<int64_t>(value.data)); break;
+    default:
+      throw Error("gguf writer: general.alignment must be an integer, got " +
+                  std::string(gguf_value_type_name(value.type)));
+  }
+  if (n == 0 || n > std::numeric_limits<uint32_t>::max() || (n & (n - 1)) != 0) {
+    throw Error("gguf writer: alignment " + gguf_value_summary(value) +
+                " is not a power of two that fits in u32");
+  }
+  return static_cast<uint32_t>(n);
+}
+
 GgufWriter::GgufWriter(uint32_t version) : version_(version) {
   if (version != 2 && version != 3) {
     throw Error("gguf writer: version " + std::to_string(version) + " is not 2 or 3");
@@ -130,18 +155,7 @@ void GgufWriter::set_alignment(uint32_t alignment) {
 
 void GgufWriter::set(const std::string& key, GgufValue value) {
   check_value(value, key, false);
-  if (key == "general.alignment") {
-    if (value.type != GgufValueType::U32) {
-      throw Error("gguf writer: general.alignment must be a u32, got " +
-                  std::string(gguf_value_type_name(value.type)));
-    }
-    const uint32_t alignment = std::get<uint32_t>(value.data);
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-      throw Error("gguf writer: alignment " + std::to_string(alignment) +
-                  " is not a power of two");
-    }
-    alignment_ = alignment;
-  }
+  if (key == "general.alignment") alignment_ = alignment_from(value);
   for (auto& entry : metadata_) {
     if (entry.first == key) {
       entry.second = std::move(value);

@@ -45,6 +45,14 @@ inline int nearest_int(float x) {
   return (bits & 0x007fffff) - 0x00400000;
 }
 
+// ggml's (int8_t)(float) cast: truncation toward zero keeping the low byte of
+// the 32-bit result, as x86 computes it. Out-of-range or NaN inputs (undefined
+// behaviour in C and C++) give 0 here, the low byte of x86's 0x80000000.
+inline int8_t truncate_to_int8(float x) {
+  if (!(x > -2147483648.0f && x < 2147483648.0f)) return 0;
+  return static_cast<int8_t>(static_cast<int32_t>(x) & 0xFF);
+}
+
 // `blocks` counts whole blocks of the named format.
 void dequantize_f32(const uint8_t* src, float* dst, uint64_t n);
 void dequantize_f16(const uint8_t* src, float* dst, uint64_t n);

@@ -1,5 +1,10 @@
 // CPU quant codecs with ggml's exact block layouts (ggml-common.h,
-// ggml-quants.c). Dequantization is bit-exact with ggml's reference code.
+// ggml-quants.c). Dequantization is bit-exact with ggml's reference code, and
+// quantization with ggml's quantize_row_*_ref compiled without FMA contraction
+// (tests/quant/ proves both against fixtures from the gguf package and ggml).
+// One codec family a file: q8_0.cpp, legacy_quants.cpp (q4_0 q4_1 q5_0 q5_1),
+// k_quants.cpp (q4_K q5_K q6_K), mxfp4.cpp, float_rows.cpp, half_float.cpp;
+// each file's top describes its block layouts.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,10 @@
 // IEEE binary16 and bfloat16 conversions, bit-exact with ggml's CPU path.
 //  - fp16 → f32 is exact (every half is a float).
 //  - f32 → fp16 rounds to nearest even; overflow gives ±inf; NaN stays NaN
-//    with the quiet bit set and the top 9 payload bits kept, as x86 F16C (which
-//    ggml uses) and numpy both do.
+//    with the quiet bit set and the top payload bits kept, as x86's F16C
+//    conversion does (ggml's path on x86). ggml's portable fallback returns a
+//    bare 0x7E00 and numpy does not force the quiet bit: only NaN-ness is
+//    common ground, so nothing should depend on a NaN's payload.
 //  - bf16 is the top half of an f32. f32 → bf16 rounds to nearest even by
 //    adding 0x7fff plus the lowest kept bit; a NaN is truncated and forced
 //    quiet (bit 6 of the bf16), exactly ggml_compute_fp32_to_bf16.

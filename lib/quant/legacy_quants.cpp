@@ -45,7 +45,7 @@ void min_max(const float* x, float* min, float* max) {
 
 // ggml casts through int8_t, truncating toward zero, then caps at `top`.
 uint8_t truncate_code(float v, int top) {
-  const int q = static_cast<int8_t>(v);
+  const int q = truncate_to_int8(v);
   return static_cast<uint8_t>(q < top ? q : top);
 }
 

@@ -58,9 +58,10 @@ void quantize_mxfp4(const float* src, uint8_t* dst, uint64_t blocks) {
       const float a = std::fabs(src[j]);
       if (a > amax) amax = a;
     }
-    // Below 2^-125 ggml's cast would go negative (undefined); clamp to e = 0.
+    // ggml's cast is undefined below 2^-125 (negative) and for inf/NaN; clamp
+    // into [0, 255] instead (a NaN block gets e = 0).
     const float exponent = amax > 0.0f ? std::floor(std::log2(amax)) - 2.0f + 127.0f : 0.0f;
-    const auto e = static_cast<uint8_t>(exponent > 0.0f ? exponent : 0.0f);
+    const auto e = static_cast<uint8_t>(exponent > 0.0f ? std::fmin(exponent, 255.0f) : 0.0f);
     const float d = e8m0_to_f32_half(e);
     dst[0] = e;
     for (uint64_t j = 0; j < kQk32 / 2; ++j) {

@@ -28,7 +28,7 @@ void quantize_q8_0(const float* src, uint8_t* dst, uint64_t blocks) {
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     store_u16(dst, f32_to_fp16(d));
     for (uint64_t j = 0; j < kQk32; ++j) {
-      const auto q = static_cast<int8_t>(std::round(src[j] * id));
+      const int8_t q = truncate_to_int8(std::round(src[j] * id));
       dst[2 + j] = static_cast<uint8_t>(q);
     }
   }

@@ -119,7 +119,7 @@ TEST_CASE("gguf reader accepts general.alignment of any integer type", "[gguf]")
 }
 
 TEST_CASE("gguf open maps the file and names it in errors", "[gguf]") {
-  const std::string path = "gguf_reader_test_open.gguf";
+  const std::string path = test::temp_path("gguf_reader_test_open.gguf");
   test::small_writer().write(path, 2);
   {
     const GgufFile f = GgufFile::open(path);
@@ -206,6 +206,44 @@ TEST_CASE("gguf value summaries are one readable line", "[gguf]") {
   CHECK(GgufValue::u32(1) != GgufValue::i32(1));
   CHECK(GgufValue::f32_array({1.f}) == GgufValue::f32_array({1.f}));
   CHECK(GgufValue::f32_array({1.f}) != GgufValue::f32_array({2.f}));
+}
+
+}  // namespace lanec
+
+namespace lanec {
+
+TEST_CASE("gguf reader opens real vocabulary files written by llama.cpp tools", "[gguf]") {
+  struct Expect {
+    const char* file;
+    const char* arch;
+    size_t tokens;
+  };
+  for (const Expect& e : {Expect{"ggml-vocab-gpt-2.gguf", "gpt2", 50257},
+                          Expect{"ggml-vocab-llama-spm.gguf", "llama", 32000},
+                          Expect{"qwen3-vocab.gguf", "qwen3", 151936}}) {
+    INFO(e.file);
+    const GgufFile f = GgufFile::open(std::string(LANEC_TEST_DATA) + "/vocab/" + e.file);
+    CHECK(f.get_string("general.architecture") == e.arch);
+    CHECK(f.get_string_array("tokenizer.ggml.tokens").size() == e.tokens);
+    CHECK(f.get_array("tokenizer.ggml.token_type").items.size() == e.tokens);
+    CHECK(f.tensors().empty());
+    CHECK(f.data_offset() % 32 == 0);
+  }
+}
+
+}  // namespace lanec
+
+namespace lanec {
+
+TEST_CASE("gguf reader accepts a tensorless file that ends right after its metadata", "[gguf]") {
+  GgufWriter w;
+  w.set("general.architecture", GgufValue::string("gpt2"));  // 24 + 28 + 4 + 12 = 68 bytes
+  std::vector<uint8_t> bytes = w.to_bytes();
+  REQUIRE(bytes.size() == 96);
+  const GgufFile f = GgufFile::parse(bytes.data(), 68, "vocab.gguf");
+  CHECK(f.get_string("general.architecture") == "gpt2");
+  CHECK(f.data_offset() == 96);
+  CHECK(f.tensors().empty());
 }
 
 }  // namespace lanec

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ T peek(const std::vector<uint8_t>& bytes, size_t at) {
   T value;
   std::memcpy(&value, bytes.data() + at, sizeof(T));
   return value;
+}
+
+// A scratch path unique to this process, so parallel test runs do not collide.
+inline std::string temp_path(const std::string& name) {
+  return "/tmp/lanec_gguf_test_" + std::to_string(::getpid()) + "_" + name;
 }
 
 inline std::vector<uint8_t> pattern_bytes(size_t n, uint8_t seed) {

@@ -117,7 +117,7 @@ TEST_CASE("gguf writer round-trips tensors of several formats through a file", "
         });
       }
     }
-    const std::string path = "gguf_writer_test_tensors.gguf";
+    const std::string path = test::temp_path("gguf_writer_test_tensors.gguf");
     std::vector<std::pair<uint64_t, uint64_t>> progress;
     w.write(path, 3, [&](uint64_t done, uint64_t total) { progress.emplace_back(done, total); });
     REQUIRE_FALSE(progress.empty());
@@ -166,7 +166,7 @@ TEST_CASE("gguf writer fills big tensors in parallel over disjoint row ranges", 
     }
     rows_filled += n;
   });
-  const std::string path = "gguf_writer_test_big.gguf";
+  const std::string path = test::temp_path("gguf_writer_test_big.gguf");
   w.write(path, 2);
   CHECK(rows_filled == rows);
   CHECK(threads_seen.size() >= 1);
@@ -186,8 +186,9 @@ TEST_CASE("gguf writer reports a failing fill and rejects bad input", "[gguf]") 
   w.add_tensor("bad", {32, 4}, GgmlType::F32, [](uint8_t*, uint64_t, uint64_t) {
     throw Error("fill failed on purpose");
   });
-  CHECK_THROWS_WITH(w.write("gguf_writer_test_fail.gguf", 2), "fill failed on purpose");
-  std::remove("gguf_writer_test_fail.gguf");
+  const std::string path = test::temp_path("fail.gguf");
+  CHECK_THROWS_WITH(w.write(path, 2), "fill failed on purpose");
+  std::remove(path.c_str());
 
   GgufWriter v;
   CHECK_THROWS_WITH(v.add_tensor("t", {33}, GgmlType::Q8_0, std::vector<uint8_t>(34)),
@@ -199,7 +200,13 @@ TEST_CASE("gguf writer reports a failing fill and rejects bad input", "[gguf]") 
   v.add_tensor("t", {1}, GgmlType::F32, std::vector<uint8_t>(4));
   CHECK_THROWS_WITH(v.add_tensor("t", {1}, GgmlType::F32, std::vector<uint8_t>(4)),
                     Catch::Contains("duplicate tensor name 't'"));
-  CHECK_THROWS_WITH(v.set_alignment(48), Catch::Contains("not a power of two"));
+  CHECK_THROWS_WITH(v.set_alignment(48), Catch::Contains("alignment 48 is not a power of two"));
+  CHECK_THROWS_WITH(v.set("general.alignment", GgufValue::i32(-64)),
+                    Catch::Contains("alignment -64 is not a power of two"));
+  CHECK_THROWS_WITH(v.set("general.alignment", GgufValue::string("64")),
+                    Catch::Contains("must be an integer, got string"));
+  v.set("general.alignment", GgufValue::u64(16));  // any integer type, as the reader accepts
+  CHECK(test::parse_bytes(v.to_bytes()).alignment() == 16);
   GgufArray nested;
   nested.elem_type = GgufValueType::ARRAY;
   CHECK_THROWS_WITH(v.set("n", GgufValue::array(nested)), Catch::Contains("array of arrays"));

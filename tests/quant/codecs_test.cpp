@@ -64,6 +64,21 @@ TEST_CASE("quantize_row matches the reference quantizers bit for bit", "[quant]"
   }
 }
 
+TEST_CASE("k-quant blocks made by ggml dequantize as gguf-py does", "[quant]") {
+  // Realistic blocks (the random-byte fixtures above cover every bit pattern).
+  for (const Format& f : kFormats) {
+    if (f.block_elems != 256) continue;
+    SECTION(f.name) {
+      const std::vector<uint8_t> blocks = read_fixture(std::string(f.name) + ".quant_out.bin");
+      const std::vector<float> want =
+          read_f32_fixture(std::string(f.name) + ".quant_out.dequant.f32");
+      std::vector<float> got(blocks.size() / f.block_bytes * f.block_elems);
+      dequantize_row(f.type, blocks.data(), got.data(), got.size());
+      quant_test::require_bitwise_equal(got, want);
+    }
+  }
+}
+
 TEST_CASE("f32 rows pass through unchanged", "[quant]") {
   const std::vector<float> x = {1.5f, -0.0f, 3e-42f, -7.25f};
   std::vector<uint8_t> bytes(x.size() * 4);

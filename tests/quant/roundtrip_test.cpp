@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -143,6 +144,37 @@ TEST_CASE("k-quant blocks have the shape ggml's reference quantizer gives", "[qu
     std::vector<uint8_t> q6(210, 0xCD);
     quantize_row(GgmlType::Q6_K, zeros.data(), q6.data(), 256);
     for (uint8_t byte : q6) CHECK(byte == 0);
+  }
+}
+
+}  // namespace
+}  // namespace lanec
+
+namespace lanec {
+namespace {
+
+TEST_CASE("non-finite inputs quantize without undefined behaviour", "[quant]") {
+  // ggml leaves these cases undefined; lanec only promises no crash and the
+  // same bytes every time, and that finite blocks next to them are untouched.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(512, 0.5f);
+  x[3] = inf;
+  x[40] = nan;
+  x[300] = -inf;
+  for (const Bound& f : kBounds) {
+    INFO(f.name);
+    std::vector<uint8_t> first(512 / f.block_elems * f.block_bytes);
+    std::vector<uint8_t> second(first.size());
+    quantize_row(f.type, x.data(), first.data(), x.size());
+    quantize_row(f.type, x.data(), second.data(), x.size());
+    CHECK(first == second);
+    std::vector<float> back(x.size());
+    dequantize_row(f.type, first.data(), back.data(), back.size());
+    // The last block (elements 256.. for 32-blocks, none for k-quants) is finite.
+    if (f.block_elems == 32) {
+      for (size_t i = 480; i < 512; ++i) CHECK(back[i] == Approx(0.5f).epsilon(0.15));
+    }
   }
 }
 

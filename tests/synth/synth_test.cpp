@@ -108,7 +108,8 @@ TEST_CASE("synth weight scales are those of a trained-looking model", "[synth]")
       sum += v;
       sq += double(v) * v;
     }
-    const double mean = sum / w.size(), std = std::sqrt(sq / w.size() - mean * mean);
+    const double n = static_cast<double>(w.size());
+    const double mean = sum / n, std = std::sqrt(sq / n - mean * mean);
     CHECK(std::abs(mean) < 0.02);
     CHECK(std == Approx(1.0 / std::sqrt(128.0)).epsilon(0.25));
     // Norm weights near 1.
