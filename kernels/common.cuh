@@ -1,0 +1,197 @@
+// Shared pieces of the lanec kernel library: error checking, warp and block
+// reductions, f16/bf16 conversions, the weight/cache format enums and the
+// per-element dequantizers used by the gather kernels. Every kernel family
+// (kernels/<family>.cuh) includes this file; the emitted program includes
+// kernels/lanec_kernels.cuh, which includes all families.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "blocks.h"
+
+// Checks a CUDA runtime call (or a launch_<family> result); on failure prints
+// the call, file and line and exits: an emitted program cannot continue with
+// a failed launch, and every CUDA call it makes goes through this.
+#define LANEC_CUDA_CHECK(expr)                                                          \
+  do {                                                                                  \
+    cudaError_t lanec_err_ = (expr);                                                    \
+    if (lanec_err_ != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "CUDA error %s (%s) in %s at %s:%d\n", cudaGetErrorName(lanec_err_), \
+                   cudaGetErrorString(lanec_err_), #expr, __FILE__, __LINE__);          \
+      std::exit(1);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+namespace lanec::kernels {
+
+constexpr int kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Weight element formats the kernels read. q8_0 is the GGUF block layout;
+// q8_0_split is lanec's repacked layout (blocks.h) that GEMV streams.
+enum class WeightFormat { f32, f16, bf16, q8_0, q8_0_split, q4_0, q4_k, q6_k };
+// Element type of KV caches.
+enum class CachePrecision { f32, f16 };
+
+// Launchers return this for a shape or pointer the kernel cannot take, so the
+// caller's LANEC_CUDA_CHECK names the failing launch instead of running it.
+inline cudaError_t invalid_launch() { return cudaErrorInvalidValue; }
+inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// ---- reductions -------------------------------------------------------------
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off >>= 1) v += __shfl_xor_sync(kFullMask, v, off);
+  return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, off));
+  return v;
+}
+
+// Sum over a 1-D block (blockDim.x a multiple of 32, at most 1024); every
+// thread gets the total. `scratch` is 32 floats of shared memory; the call
+// starts and ends with a barrier so it may be used twice in a row.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int n_warps = blockDim.x / kWarpSize;
+  v = warp_sum(v);
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float total = lane < n_warps ? scratch[lane] : 0.0f;
+  return warp_sum(total);
+}
+
+// ---- 16-bit floats ------------------------------------------------------------
+
+__device__ __forceinline__ float f16_bits_to_f32(uint16_t bits) {
+  return __half2float(__ushort_as_half(bits));
+}
+__device__ __forceinline__ float bf16_bits_to_f32(uint16_t bits) {
+  return __uint_as_float(static_cast<uint32_t>(bits) << 16);
+}
+__device__ __forceinline__ uint16_t f32_to_f16_bits(float x) {
+  return __half_as_ushort(__float2half_rn(x));
+}
+
+__device__ __forceinline__ float silu(float x) { return x / (1.0f + expf(-x)); }
+
+// ---- per-element dequantization (gather kernels) ------------------------------
+// `row` points at the first byte of a GGUF row; `i` is the element index in it.
+// Byte loads only: rows of block formats are not aligned beyond 2 bytes.
+
+__device__ __forceinline__ float load_f16_unaligned(const uint8_t* p) {
+  return f16_bits_to_f32(static_cast<uint16_t>(p[0] | (p[1] << 8)));
+}
+
+// Q4_K sub-block j (0..7): 6-bit scale and min from the packed scales[12].
+__device__ __forceinline__ void q4_k_scale_min(const uint8_t* scales, int j, int* sc, int* mn) {
+  if (j < 4) {
+    *sc = scales[j] & 63;
+    *mn = scales[j + 4] & 63;
+  } else {
+    *sc = (scales[j + 4] & 15) | ((scales[j - 4] >> 6) << 4);
+    *mn = (scales[j + 4] >> 4) | ((scales[j] >> 6) << 4);
+  }
+}
+
+template <WeightFormat F>
+__device__ __forceinline__ float dequant_element(const uint8_t* row, int i) {
+  if constexpr (F == WeightFormat::f32) {
+    return reinterpret_cast<const float*>(row)[i];
+  } else if constexpr (F == WeightFormat::f16) {
+    return f16_bits_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+  } else if constexpr (F == WeightFormat::bf16) {
+    return bf16_bits_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+  } else if constexpr (F == WeightFormat::q8_0) {
+    const uint8_t* blk = row + (i / kQ8Block) * sizeof(BlockQ8_0);
+    const int8_t q = static_cast<int8_t>(blk[2 + i % kQ8Block]);
+    return load_f16_unaligned(blk) * static_cast<float>(q);
+  } else if constexpr (F == WeightFormat::q4_0) {
+    const uint8_t* blk = row + (i / kQ8Block) * sizeof(BlockQ4_0);
+    const int j = i % kQ8Block;
+    const int nib = j < 16 ? (blk[2 + j] & 15) : (blk[2 + j - 16] >> 4);
+    return load_f16_unaligned(blk) * static_cast<float>(nib - 8);
+  } else if constexpr (F == WeightFormat::q4_k) {
+    const uint8_t* blk = row + (i / kKSuperBlock) * sizeof(BlockQ4_K);
+    const int r = i % kKSuperBlock;
+    const int group = r / 64;  // 64 elements share 32 bytes of qs: low nibbles then high
+    const int within = r % 64;
+    const uint8_t* qs = blk + 16 + 32 * group;
+    const int sub = 2 * group + (within >= 32 ? 1 : 0);
+    const int q = within < 32 ? (qs[within] & 15) : (qs[within - 32] >> 4);
+    int sc, mn;
+    q4_k_scale_min(blk + 4, sub, &sc, &mn);
+    const float d = load_f16_unaligned(blk) * static_cast<float>(sc);
+    const float m = load_f16_unaligned(blk + 2) * static_cast<float>(mn);
+    return d * static_cast<float>(q) - m;
+  } else if constexpr (F == WeightFormat::q6_k) {
+    const uint8_t* blk = row + (i / kKSuperBlock) * sizeof(BlockQ6_K);
+    const int r = i % kKSuperBlock;
+    const int half = r / 128;  // each 128 elements use 64 bytes of ql, 32 of qh, 8 scales
+    const int quad = (r % 128) / 32;
+    const int l = r % 32;
+    const uint8_t* ql = blk + 64 * half;
+    const uint8_t* qh = blk + 128 + 32 * half;
+    const int8_t* scales = reinterpret_cast<const int8_t*>(blk + 192) + 8 * half;
+    const uint8_t lo_byte = ql[l + (quad & 1) * 32];
+    const int lo = quad < 2 ? (lo_byte & 15) : (lo_byte >> 4);
+    const int hi = (qh[l] >> (2 * quad)) & 3;
+    const int q = (lo | (hi << 4)) - 32;
+    const float d = load_f16_unaligned(blk + 208);
+    return d * static_cast<float>(scales[l / 16 + 2 * quad]) * static_cast<float>(q);
+  } else {
+    static_assert(F != WeightFormat::q8_0_split,
+                  "q8_0_split rows are not self-contained: read them with dequant_q8_0_split");
+    return 0.0f;
+  }
+}
+
+// One element of a q8_0_split matrix [rows, k] stored at `base`.
+__device__ __forceinline__ float dequant_q8_0_split(const uint8_t* base, int rows, int k, int row, int i) {
+  const int8_t q = reinterpret_cast<const int8_t*>(base)[static_cast<size_t>(row) * k + i];
+  const uint16_t* scales = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(rows) * k);
+  return f16_bits_to_f32(scales[static_cast<size_t>(row) * (k / kQ8Block) + i / kQ8Block]) *
+         static_cast<float>(q);
+}
+
+// Bytes of one GGUF row of `n` elements (n a multiple of the block size).
+__host__ __device__ constexpr size_t weight_row_bytes(WeightFormat f, int n) {
+  switch (f) {
+    case WeightFormat::f32: return static_cast<size_t>(n) * 4;
+    case WeightFormat::f16:
+    case WeightFormat::bf16: return static_cast<size_t>(n) * 2;
+    case WeightFormat::q8_0: return static_cast<size_t>(n / kQ8Block) * sizeof(BlockQ8_0);
+    case WeightFormat::q4_0: return static_cast<size_t>(n / kQ8Block) * sizeof(BlockQ4_0);
+    case WeightFormat::q4_k: return static_cast<size_t>(n / kKSuperBlock) * sizeof(BlockQ4_K);
+    case WeightFormat::q6_k: return static_cast<size_t>(n / kKSuperBlock) * sizeof(BlockQ6_K);
+    case WeightFormat::q8_0_split: return static_cast<size_t>(n) + static_cast<size_t>(n / kQ8Block) * 2;
+  }
+  return 0;
+}
+
+// Elements per block of a format (1 for plain formats).
+__host__ __device__ constexpr int weight_block_elems(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::q8_0:
+    case WeightFormat::q8_0_split:
+    case WeightFormat::q4_0: return kQ8Block;
+    case WeightFormat::q4_k:
+    case WeightFormat::q6_k: return kKSuperBlock;
+    default: return 1;
+  }
+}
+
+}  // namespace lanec::kernels

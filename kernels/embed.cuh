@@ -1,0 +1,62 @@
+// Embedding gather: out = table[token] dequantized to f32, optionally followed
+// by an RMS norm of the row (embed_norm: out = row * rsqrt(mean(row^2)+eps) * w).
+// The token id is read on the device (from the decode state slot argmax
+// writes), so a captured CUDA graph replays with no host round trip.
+#pragma once
+
+#include "common.cuh"
+
+namespace lanec::kernels {
+
+struct EmbedParams {
+  const void* table;     // [n_rows, dim] in format F (GGUF row layout, or q8_0_split)
+  const int* token;      // device int32: the row to gather
+  float* out;            // [dim]
+  const float* norm_w;   // [dim]; used only when Norm
+  float eps;             // RMS norm epsilon; used only when Norm
+  int n_rows;            // rows of the table (vocabulary size)
+  int dim;               // row length; a multiple of the format's block size
+};
+
+// Thread mapping: one block of kEmbedThreads threads; thread t handles
+// elements t, t+blockDim, ... (byte loads: block-format rows are only 2-byte
+// aligned; this runs once per token so its cost is one row's bytes).
+// An out-of-range token id writes zeros (argmax and the tokenizer never make one).
+constexpr int kEmbedThreads = 256;
+
+template <WeightFormat F, bool Norm>
+__global__ void __launch_bounds__(kEmbedThreads) embed_kernel(const __grid_constant__ EmbedParams p) {
+  __shared__ float scratch[kWarpSize];
+  const int token = *p.token;
+  const bool in_range = token >= 0 && token < p.n_rows;
+  const uint8_t* base = static_cast<const uint8_t*>(p.table);
+  float sumsq = 0.0f;
+  for (int i = threadIdx.x; i < p.dim; i += blockDim.x) {
+    float v = 0.0f;
+    if (in_range) {
+      if constexpr (F == WeightFormat::q8_0_split) {
+        v = dequant_q8_0_split(base, p.n_rows, p.dim, token, i);
+      } else {
+        v = dequant_element<F>(base + static_cast<size_t>(token) * weight_row_bytes(F, p.dim), i);
+      }
+    }
+    p.out[i] = v;
+    sumsq += v * v;
+  }
+  if constexpr (Norm) {
+    const float total = block_sum(sumsq, scratch);
+    const float inv = rsqrtf(total / static_cast<float>(p.dim) + p.eps);
+    // Each thread rescales exactly the elements it wrote above.
+    for (int i = threadIdx.x; i < p.dim; i += blockDim.x) p.out[i] = p.out[i] * inv * p.norm_w[i];
+  }
+}
+
+template <WeightFormat F, bool Norm>
+cudaError_t launch_embed(const EmbedParams& p, cudaStream_t stream) {
+  if (p.dim <= 0 || p.dim % weight_block_elems(F) != 0 || p.n_rows <= 0) return invalid_launch();
+  if (Norm && p.norm_w == nullptr) return invalid_launch();
+  embed_kernel<F, Norm><<<1, kEmbedThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace lanec::kernels

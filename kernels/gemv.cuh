@@ -1,0 +1,286 @@
+// Batch-1 matrix-vector products y = W x for decode, W row-major [rows, k].
+//
+// Weight formats: f32, f16, bf16 and q8_0_split (GGUF Q8_0 repacked by
+// launch_repack_q8_0). Numerics (Activation):
+//   f32:  x is f32; weights are dequantized in registers, f32 accumulation.
+//   int8: x is int8 activations (blocks.h: qs + per-32 f32 scale d_x), only
+//         with q8_0_split weights; dp4a products per 32-element block give an
+//         exact int32 sum, scaled by d_w * d_x and accumulated in f32.
+//
+// Fused forms (one launch):
+//   parts:   up to 4 weight matrices with the same k and input (e.g. Q, K, V),
+//            each with its own row count and output; rows are numbered
+//            part 0 first, then part 1, ... and warps take consecutive rows.
+//   Swiglu:  parts[0] = gate, parts[1] = up (same rows); y0 = silu(g.x) * (u.x).
+//   bias:    per part, y += bias (before the SwiGLU when Swiglu).
+//   residual: per part, y = W x (+ bias) + residual (after the SwiGLU).
+// A null bias / residual pointer means "no such epilogue".
+#pragma once
+
+#include <cstring>
+
+#include "common.cuh"
+
+namespace lanec::kernels {
+
+enum class Activation { f32, int8 };
+
+constexpr int kGemvMaxParts = 4;
+constexpr int kGemvMaxWarps = 16;
+
+struct GemvPart {
+  const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
+  float* y;               // [rows]
+  const float* bias;      // [rows] or nullptr
+  const float* residual;  // [rows] or nullptr (may alias y)
+  int rows;
+};
+
+struct GemvParams {
+  GemvPart parts[kGemvMaxParts];
+  int n_parts;
+  int k;                  // input length (multiple of 32 for q8_0_split, of 8 for 16-bit, of 4 for f32)
+  const float* x;         // [k] f32 input (Activation::f32); 16-byte aligned
+  const int8_t* x_qs;     // [k] int8 input (Activation::int8); 16-byte aligned
+  const float* x_d;       // [k/32] int8 input block scales
+  int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
+};
+
+// Elements of x covered by one 16-byte chunk of a weight row.
+template <WeightFormat F>
+__host__ __device__ constexpr int gemv_chunk_elems() {
+  return F == WeightFormat::f32 ? 4 : (F == WeightFormat::q8_0_split ? 16 : 8);
+}
+
+namespace gemv_detail {
+
+__device__ __forceinline__ float dot4(const float4& a, const float4& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+
+__device__ __forceinline__ float2 bf16x2_to_float2(uint32_t u) {
+  return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
+}
+
+__device__ __forceinline__ float2 f16x2_to_float2(uint32_t u) {
+  __half2 h;
+  memcpy(&h, &u, sizeof(h));
+  return __half22float2(h);
+}
+
+// Sum of 4 int8 products packed in two words, as float, for the dequant path.
+__device__ __forceinline__ float dot_i8x4_f32(int packed, const float4& x) {
+  const char4 q = *reinterpret_cast<const char4*>(&packed);
+  return static_cast<float>(q.x) * x.x + static_cast<float>(q.y) * x.y + static_cast<float>(q.z) * x.z +
+         static_cast<float>(q.w) * x.w;
+}
+
+// The activation values of one chunk, loaded once and reused for every row.
+template <WeightFormat F, Activation A>
+struct XChunk {
+  float4 v[gemv_chunk_elems<F>() / 4];
+};
+template <>
+struct XChunk<WeightFormat::q8_0_split, Activation::int8> {
+  int4 q;
+  float d;
+};
+
+template <WeightFormat F, Activation A>
+__device__ __forceinline__ XChunk<F, A> load_x(const GemvParams& p, int c) {
+  XChunk<F, A> x;
+  if constexpr (A == Activation::int8) {
+    x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
+    x.d = __ldg(p.x_d + c / 2);  // two 16-element chunks per 32-element block
+  } else {
+    constexpr int n = gemv_chunk_elems<F>() / 4;
+    const float4* src = reinterpret_cast<const float4*>(p.x) + c * n;
+#pragma unroll
+    for (int j = 0; j < n; ++j) x.v[j] = __ldg(src + j);
+  }
+  return x;
+}
+
+// Partial dot product of chunk c of one weight row with the activation chunk.
+template <WeightFormat F, Activation A>
+__device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_scales, int c,
+                                           const XChunk<F, A>& x) {
+  const int4 raw = __ldg(reinterpret_cast<const int4*>(w) + c);  // the 16-byte weight load
+  if constexpr (F == WeightFormat::f32) {
+    return dot4(make_float4(__int_as_float(raw.x), __int_as_float(raw.y), __int_as_float(raw.z),
+                            __int_as_float(raw.w)),
+                x.v[0]);
+  } else if constexpr (F == WeightFormat::f16 || F == WeightFormat::bf16) {
+    const uint32_t words[4] = {static_cast<uint32_t>(raw.x), static_cast<uint32_t>(raw.y),
+                               static_cast<uint32_t>(raw.z), static_cast<uint32_t>(raw.w)};
+    float2 f[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) f[j] = F == WeightFormat::f16 ? f16x2_to_float2(words[j]) : bf16x2_to_float2(words[j]);
+    return dot4(make_float4(f[0].x, f[0].y, f[1].x, f[1].y), x.v[0]) +
+           dot4(make_float4(f[2].x, f[2].y, f[3].x, f[3].y), x.v[1]);
+  } else if constexpr (A == Activation::f32) {  // q8_0_split, dequant numerics
+    const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
+    const float s = dot_i8x4_f32(raw.x, x.v[0]) + dot_i8x4_f32(raw.y, x.v[1]) + dot_i8x4_f32(raw.z, x.v[2]) +
+                    dot_i8x4_f32(raw.w, x.v[3]);
+    return d * s;
+  } else {  // q8_0_split x int8 activations
+    const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
+    int s = __dp4a(raw.x, x.q.x, 0);
+    s = __dp4a(raw.y, x.q.y, s);
+    s = __dp4a(raw.z, x.q.z, s);
+    s = __dp4a(raw.w, x.q.w, s);
+    return d * x.d * static_cast<float>(s);
+  }
+}
+
+}  // namespace gemv_detail
+
+// Thread mapping: a block is 32 x (groups * split_k) threads. Warp ty works on
+// row group g = ty / split_k (RowsPerWarp consecutive rows; with Swiglu the
+// same rows of gate and up) and K slice s = ty % split_k. Lane l of slice s
+// reads 16-byte chunks c = s*32 + l + j*32*split_k of every row of its group:
+// each warp-wide load is 512 contiguous bytes of one row, and the activation
+// chunk is loaded once per c and reused across the rows. Lane partial sums
+// are reduced with shuffles, slices through shared memory, and slice 0 of
+// each group applies the epilogue.
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+__global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
+  static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
+                    F == WeightFormat::q8_0_split,
+                "GEMV streams 16-byte chunks of rows: GGUF Q8_0 must be repacked to q8_0_split "
+                "(launch_repack_q8_0) and other block formats are not supported");
+  static_assert(A == Activation::f32 || F == WeightFormat::q8_0_split,
+                "int8 activations are only paired with q8_0_split weights (dp4a on both int8 operands)");
+  static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
+                "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
+  constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
+  __shared__ float partial[kGemvMaxWarps][kRows];
+
+  const int lane = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int slice = ty % p.split_k;
+  const int groups = blockDim.y / p.split_k;
+  const int first_row = (blockIdx.x * groups + ty / p.split_k) * RowsPerWarp;
+
+  // Resolve this warp's rows to (part, local row). Swiglu: rows of part 0 and 1.
+  const uint8_t* row_ptr[kRows];
+  const uint16_t* scale_ptr[kRows];
+  int part_of[kRows];
+  int local_row[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    int part = -1, local = 0;
+    if constexpr (Swiglu) {
+      local = first_row + r % RowsPerWarp;
+      if (local < p.parts[0].rows) part = r / RowsPerWarp;
+    } else {
+      int row = first_row + r;
+      for (int q = 0; q < p.n_parts; ++q) {
+        if (row < p.parts[q].rows) {
+          part = q;
+          local = row;
+          break;
+        }
+        row -= p.parts[q].rows;
+      }
+    }
+    part_of[r] = part;
+    local_row[r] = local;
+    row_ptr[r] = nullptr;
+    scale_ptr[r] = nullptr;
+    if (part >= 0) {
+      const GemvPart& pt = p.parts[part];
+      const uint8_t* base = static_cast<const uint8_t*>(pt.w);
+      if constexpr (F == WeightFormat::q8_0_split) {
+        row_ptr[r] = base + static_cast<size_t>(local) * p.k;
+        scale_ptr[r] = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * p.k) +
+                       static_cast<size_t>(local) * (p.k / kQ8Block);
+      } else {
+        row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
+      }
+    }
+  }
+
+  float acc[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  for (int c = slice * kWarpSize + lane; c < n_chunks; c += kWarpSize * p.split_k) {
+    const auto x = gemv_detail::load_x<F, A>(p, c);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) acc[r] += gemv_detail::dot_chunk<F, A>(row_ptr[r], scale_ptr[r], c, x);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
+
+  if (p.split_k > 1) {
+    if (lane == 0) {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) partial[ty][r] = acc[r];
+    }
+    __syncthreads();
+    if (slice == 0) {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        float s = 0.0f;
+        for (int j = 0; j < p.split_k; ++j) s += partial[ty + j][r];
+        acc[r] = s;
+      }
+    }
+  }
+  if (slice != 0 || lane != 0) return;
+
+  if constexpr (Swiglu) {
+#pragma unroll
+    for (int r = 0; r < RowsPerWarp; ++r) {
+      if (part_of[r] < 0) continue;
+      const int row = local_row[r];
+      float g = acc[r], u = acc[r + RowsPerWarp];
+      if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
+      if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
+      float y = silu(g) * u;
+      if (p.parts[0].residual != nullptr) y += p.parts[0].residual[row];
+      p.parts[0].y[row] = y;
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] < 0) continue;
+      const GemvPart& pt = p.parts[part_of[r]];
+      const int row = local_row[r];
+      float y = acc[r];
+      if (pt.bias != nullptr) y += pt.bias[row];
+      if (pt.residual != nullptr) y += pt.residual[row];
+      pt.y[row] = y;
+    }
+  }
+}
+
+// Row groups per block for a split: keeps blocks at 4..16 warps.
+inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
+
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
+  if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
+  if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
+  if (p.split_k < 1 || p.split_k > kGemvMaxWarps) return invalid_launch();
+  if (p.n_parts < 1 || p.n_parts > kGemvMaxParts) return invalid_launch();
+  if (Swiglu && (p.n_parts != 2 || p.parts[0].rows != p.parts[1].rows)) return invalid_launch();
+  if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
+  int rows = 0;
+  for (int q = 0; q < p.n_parts; ++q) {
+    if (p.parts[q].rows <= 0 || !aligned16(p.parts[q].w)) return invalid_launch();
+    if (p.parts[q].y == nullptr && !(Swiglu && q == 1)) return invalid_launch();
+    rows += p.parts[q].rows;
+  }
+  if (Swiglu) rows = p.parts[0].rows;
+  const int groups = gemv_groups_per_block(p.split_k);
+  const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
+  const int grid = ceil_div(rows, RowsPerWarp * groups);
+  gemv_kernel<F, A, RowsPerWarp, Swiglu><<<grid, block, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace lanec::kernels

@@ -1,0 +1,47 @@
+// Int8 activation quantization (the layout in blocks.h): for each block of 32
+// f32 values d = max|x|/127 and qs = round(x/d). Used standalone (inputs of
+// the attention-output and FFN-down GEMVs) and fused into rms_norm.
+#pragma once
+
+#include "common.cuh"
+
+namespace lanec::kernels {
+
+// Quantizes one 32-element block held one value a lane; lane 0 writes d.
+// All 32 lanes must call it (warp-wide reduction).
+__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int lane) {
+  const float amax = warp_max(fabsf(v));
+  const float scale = amax / 127.0f;
+  const float q = scale > 0.0f ? roundf(v / scale) : 0.0f;
+  qs[lane] = static_cast<int8_t>(q);
+  if (lane == 0) *d = scale;
+}
+
+struct QuantizeParams {
+  const float* x;   // [n]
+  int8_t* out_qs;   // [n]
+  float* out_d;     // [n/32]
+  int n;            // a multiple of 32
+};
+
+// Thread mapping: one warp per 32-element block, lane = element (one
+// coalesced 128-byte read and 32-byte write per warp); 8 warps a block.
+constexpr int kQuantizeThreads = 256;
+
+__global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __grid_constant__ QuantizeParams p) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  if (block >= p.n / kQ8Block) return;  // whole warps leave together
+  const int i = block * kQ8Block + lane;
+  quantize_block_warp(p.x[i], p.out_qs + block * kQ8Block, p.out_d + block, lane);
+}
+
+inline cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {
+  if (p.n <= 0 || p.n % kQ8Block != 0) return invalid_launch();
+  const int blocks = p.n / kQ8Block;
+  const int warps_per_cta = kQuantizeThreads / kWarpSize;
+  quantize_q8_kernel<<<ceil_div(blocks, warps_per_cta), kQuantizeThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace lanec::kernels

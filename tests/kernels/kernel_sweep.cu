@@ -1,0 +1,778 @@
+// GPU numerics sweep of the lanec kernel library (not part of the CMake build;
+// scripts/kernel_sweep.sh builds and runs it on a machine with a GPU).
+//
+// For every kernel family it builds random inputs from a fresh seed (printed;
+// `--seed N` repeats a run), runs the kernel, compares with the plain C++
+// references in kernels/reference/, and passes an element when
+// |got - ref| <= atol + |ref| * rtol (some checks scale atol per element by the
+// sum of |terms| behind it, stated where used). One line per kernel/shape;
+// on failure the worst element and the first few failing pairs; invalid
+// parameter combinations are launched and must be refused. Ends with
+// "N passed, M failed"; the exit status is 1 when anything failed.
+#include <algorithm>
+#include <cstdarg>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/lanec_kernels.cuh"
+#include "kernels/reference/ops.h"
+
+using namespace lanec::kernels;
+
+namespace {
+
+int g_passed = 0;
+int g_failed = 0;
+std::mt19937_64 g_rng;
+
+// ---- device buffers -------------------------------------------------------------
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t n) : n_(n) { LANEC_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(n, 1) * sizeof(T))); }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  ~DeviceBuffer() { cudaFree(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void upload(const std::vector<T>& host) {
+    LANEC_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(n_);
+    LANEC_CUDA_CHECK(cudaDeviceSynchronize());
+    LANEC_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  T* get() const { return ptr_; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t n_;
+};
+
+// ---- random data -------------------------------------------------------------
+
+std::vector<float> random_floats(size_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(g_rng);
+  return v;
+}
+
+int random_int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g_rng); }
+
+// ---- comparison --------------------------------------------------------------
+
+template <typename T>
+std::vector<float> to_float(const std::vector<T>& v) {
+  return std::vector<float>(v.begin(), v.end());
+}
+
+// Passes when every |got - ref| <= atol * atol_scale[i] + |ref| * rtol
+// (atol_scale empty: 1). Prints one summary line; on failure the worst
+// element and the first failing pairs.
+bool check(const std::string& name, const std::vector<float>& got, const std::vector<float>& ref, double atol,
+           double rtol, const std::vector<float>& atol_scale = {}) {
+  if (got.size() != ref.size()) {
+    std::printf("FAIL  %-62s size %zu != %zu\n", name.c_str(), got.size(), ref.size());
+    ++g_failed;
+    return false;
+  }
+  size_t worst = 0, n_bad = 0;
+  double worst_ratio = -1.0, worst_err = 0.0;
+  std::vector<size_t> bad;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - ref[i]);
+    const double tol = atol * (atol_scale.empty() ? 1.0 : atol_scale[i]) + std::fabs(ref[i]) * rtol;
+    const double ratio = std::isnan(err) ? INFINITY : (tol > 0 ? err / tol : (err > 0 ? INFINITY : 0.0));
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst = i;
+      worst_err = err;
+    }
+    if (!(err <= tol)) {
+      ++n_bad;
+      if (bad.size() < 6) bad.push_back(i);
+    }
+  }
+  const bool ok = n_bad == 0;
+  std::printf("%s  %-62s max_err=%.3g at [%zu] (err/tol=%.3g)\n", ok ? "PASS" : "FAIL", name.c_str(), worst_err,
+              worst, worst_ratio);
+  if (!ok) {
+    std::printf("      %zu of %zu elements out of tolerance (atol=%g rtol=%g); worst [%zu] got=%.9g ref=%.9g\n", n_bad,
+                got.size(), atol, rtol, worst, static_cast<double>(got[worst]), static_cast<double>(ref[worst]));
+    for (size_t i : bad)
+      std::printf("      [%zu] got=%.9g ref=%.9g\n", i, static_cast<double>(got[i]), static_cast<double>(ref[i]));
+  }
+  (ok ? g_passed : g_failed)++;
+  return ok;
+}
+
+// An illegal parameter combination must be refused by the launcher.
+void expect_refused(const std::string& name, cudaError_t err) {
+  const bool ok = err == cudaErrorInvalidValue;
+  std::printf("%s  invalid combination refused: %-33s (%s)\n", ok ? "PASS" : "FAIL", name.c_str(),
+              cudaGetErrorName(err));
+  (ok ? g_passed : g_failed)++;
+  cudaGetLastError();  // clear
+}
+
+void expect_ok(const std::string& name, cudaError_t err) {
+  if (err != cudaSuccess) {
+    std::printf("FAIL  %s: launch returned %s\n", name.c_str(), cudaGetErrorName(err));
+    ++g_failed;
+    std::exit(1);
+  }
+}
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[256];
+  va_list args;
+  va_start(args, f);
+  std::vsnprintf(buf, sizeof buf, f, args);
+  va_end(args);
+  return buf;
+}
+
+// ---- weights in every format ----------------------------------------------------
+
+const char* format_name(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::f32: return "f32";
+    case WeightFormat::f16: return "f16";
+    case WeightFormat::bf16: return "bf16";
+    case WeightFormat::q8_0: return "q8_0";
+    case WeightFormat::q8_0_split: return "q8_0_split";
+    case WeightFormat::q4_0: return "q4_0";
+    case WeightFormat::q4_k: return "q4_k";
+    case WeightFormat::q6_k: return "q6_k";
+  }
+  return "?";
+}
+
+void put_f16(uint8_t* p, float v) {
+  const uint16_t h = ref::f32_to_f16(v);
+  p[0] = static_cast<uint8_t>(h & 0xff);
+  p[1] = static_cast<uint8_t>(h >> 8);
+}
+
+struct HostWeights {
+  std::vector<uint8_t> bytes;  // the format's layout (GGUF rows; q8_0_split: repacked planes)
+  std::vector<float> values;   // [rows, k] dequantized by the reference
+};
+
+// GGUF Q8_0 rows -> q8_0_split planes (the host model of launch_repack_q8_0).
+std::vector<uint8_t> split_q8_0(const std::vector<uint8_t>& raw, int rows, int k) {
+  std::vector<uint8_t> out(q8_0_split_bytes(rows, k));
+  const size_t n_blocks = static_cast<size_t>(rows) * (k / kQ8Block);
+  for (size_t b = 0; b < n_blocks; ++b) {
+    std::memcpy(&out[b * kQ8Block], &raw[b * 34 + 2], kQ8Block);
+    std::memcpy(&out[q8_0_split_scale_offset(rows, k) + 2 * b], &raw[b * 34], 2);
+  }
+  return out;
+}
+
+// Random weights: plain formats from uniform values in [-1, 1]; block formats
+// from random bytes with their f16 scales replaced by small finite values.
+HostWeights make_weights(WeightFormat f, int rows, int k) {
+  HostWeights w;
+  const size_t n = static_cast<size_t>(rows) * k;
+  w.values.resize(n);
+  if (f == WeightFormat::f32) {
+    w.values = random_floats(n, -1.0f, 1.0f);
+    w.bytes.resize(n * 4);
+    std::memcpy(w.bytes.data(), w.values.data(), n * 4);
+    return w;
+  }
+  if (f == WeightFormat::f16 || f == WeightFormat::bf16) {
+    const auto src = random_floats(n, -1.0f, 1.0f);
+    w.bytes.resize(n * 2);
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t h = f == WeightFormat::f16 ? ref::f32_to_f16(src[i])
+                                                : static_cast<uint16_t>(ref::f32_to_bits(src[i]) >> 16);
+      std::memcpy(&w.bytes[2 * i], &h, 2);
+      w.values[i] = f == WeightFormat::f16 ? ref::f16_to_f32(h) : ref::bf16_to_f32(h);
+    }
+    return w;
+  }
+  const WeightFormat gguf = f == WeightFormat::q8_0_split ? WeightFormat::q8_0 : f;
+  const size_t row_bytes = weight_row_bytes(gguf, k);
+  const size_t block_bytes = row_bytes / (k / weight_block_elems(gguf));
+  w.bytes.resize(row_bytes * rows);
+  for (auto& b : w.bytes) b = static_cast<uint8_t>(random_int(0, 255));
+  for (size_t off = 0; off < w.bytes.size(); off += block_bytes) {
+    uint8_t* blk = &w.bytes[off];
+    switch (gguf) {
+      case WeightFormat::q8_0:
+      case WeightFormat::q4_0: put_f16(blk, random_floats(1, -0.05f, 0.05f)[0]); break;
+      case WeightFormat::q4_k:
+        put_f16(blk, random_floats(1, 0.0f, 0.01f)[0]);
+        put_f16(blk + 2, random_floats(1, 0.0f, 0.01f)[0]);
+        break;
+      case WeightFormat::q6_k: put_f16(blk + 208, random_floats(1, -0.002f, 0.002f)[0]); break;
+      default: break;
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* row = &w.bytes[row_bytes * r];
+    float* out = &w.values[static_cast<size_t>(r) * k];
+    switch (gguf) {
+      case WeightFormat::q8_0: ref::dequant_q8_0_row(row, k, out); break;
+      case WeightFormat::q4_0: ref::dequant_q4_0_row(row, k, out); break;
+      case WeightFormat::q4_k: ref::dequant_q4_k_row(row, k, out); break;
+      case WeightFormat::q6_k: ref::dequant_q6_k_row(row, k, out); break;
+      default: break;
+    }
+  }
+  if (f == WeightFormat::q8_0_split) w.bytes = split_q8_0(w.bytes, rows, k);
+  return w;
+}
+
+// ---- embed -------------------------------------------------------------------------
+
+template <WeightFormat F, bool Norm>
+void sweep_embed_case(int n_rows, int dim) {
+  const HostWeights w = make_weights(F, n_rows, dim);
+  const int token = random_int(0, n_rows - 1);
+  const auto norm_w = random_floats(static_cast<size_t>(dim), 0.5f, 1.5f);
+  DeviceBuffer<uint8_t> table(w.bytes);
+  DeviceBuffer<int> d_token(std::vector<int>{token});
+  DeviceBuffer<float> d_w(norm_w), out(static_cast<size_t>(dim));
+  EmbedParams p{};
+  p.table = table.get();
+  p.token = d_token.get();
+  p.out = out.get();
+  p.norm_w = d_w.get();
+  p.eps = 1e-6f;
+  p.n_rows = n_rows;
+  p.dim = dim;
+  expect_ok("embed", launch_embed<F, Norm>(p, nullptr));
+  std::vector<float> ref(w.values.begin() + static_cast<long>(token) * dim,
+                         w.values.begin() + static_cast<long>(token + 1) * dim);
+  if (Norm) ref = ref::rms_norm(ref, norm_w, p.eps);
+  check(fmt("embed%s %s rows=%d dim=%d token=%d", Norm ? "_norm" : "", format_name(F), n_rows, dim, token),
+        out.download(), ref, Norm ? 1e-6 : 0.0, Norm ? 2e-6 : 0.0);
+}
+
+template <WeightFormat F>
+void sweep_embed_format() {
+  for (int dim : {256, 1024, 3584}) {
+    if (dim % weight_block_elems(F) != 0) {
+      std::printf("SKIP  embed %s dim=%d: not a multiple of the %d-element block (invalid shape)\n", format_name(F),
+                  dim, weight_block_elems(F));
+      continue;
+    }
+    sweep_embed_case<F, false>(37, dim);
+    sweep_embed_case<F, true>(37, dim);
+  }
+}
+
+void sweep_embed() {
+  sweep_embed_format<WeightFormat::f32>();
+  sweep_embed_format<WeightFormat::f16>();
+  sweep_embed_format<WeightFormat::bf16>();
+  sweep_embed_format<WeightFormat::q8_0>();
+  sweep_embed_format<WeightFormat::q8_0_split>();
+  sweep_embed_format<WeightFormat::q4_0>();
+  sweep_embed_format<WeightFormat::q4_k>();
+  sweep_embed_format<WeightFormat::q6_k>();
+  // An out-of-range token id gathers zeros.
+  DeviceBuffer<float> table(random_floats(64 * 4, -1, 1)), out(64);
+  DeviceBuffer<int> token(std::vector<int>{4});
+  EmbedParams p{};
+  p.table = table.get();
+  p.token = token.get();
+  p.out = out.get();
+  p.n_rows = 4;
+  p.dim = 64;
+  expect_ok("embed", launch_embed<WeightFormat::f32, false>(p, nullptr));
+  check("embed f32 token out of range -> zeros", out.download(), std::vector<float>(64, 0.0f), 0.0, 0.0);
+  p.dim = 48;
+  expect_refused("embed q8_0 dim=48", launch_embed<WeightFormat::q8_0, false>(p, nullptr));
+}
+
+// ---- rms norm / quantize ------------------------------------------------------------
+
+template <bool AddResidual, bool Quantize>
+void sweep_rms_norm_case(int n) {
+  const auto x = random_floats(static_cast<size_t>(n), -2.0f, 2.0f);
+  const auto res = random_floats(static_cast<size_t>(n), -2.0f, 2.0f);
+  const auto w = random_floats(static_cast<size_t>(n), 0.5f, 1.5f);
+  DeviceBuffer<float> d_x(x), d_res(res), d_w(w), h(static_cast<size_t>(n)), out(static_cast<size_t>(n));
+  DeviceBuffer<float> d_d(static_cast<size_t>(n / kQ8Block));
+  DeviceBuffer<int8_t> d_qs(static_cast<size_t>(n));
+  RmsNormParams p{};
+  p.x = d_x.get();
+  p.residual = d_res.get();
+  p.h_out = h.get();
+  p.w = d_w.get();
+  p.out = out.get();
+  p.out_qs = d_qs.get();
+  p.out_d = d_d.get();
+  p.eps = 1e-5f;
+  p.n = n;
+  expect_ok("rms_norm", launch_rms_norm<AddResidual, Quantize>(p, nullptr));
+  std::vector<float> h_ref = x;
+  if (AddResidual)
+    for (int i = 0; i < n; ++i) h_ref[i] = x[i] + res[i];
+  const auto y_ref = ref::rms_norm(h_ref, w, p.eps);
+  const std::string tag = fmt("rms_norm%s%s n=%d", AddResidual ? "+residual" : "", Quantize ? "+int8" : "", n);
+  check(tag + " y", out.download(), y_ref, 1e-6, 2e-6);
+  if (AddResidual) check(tag + " h", h.download(), h_ref, 0.0, 0.0);
+  if (Quantize) {
+    std::vector<int8_t> qs_ref(static_cast<size_t>(n));
+    std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
+    ref::quantize_q8(y_ref.data(), n, qs_ref.data(), d_ref.data());
+    check(tag + " d", d_d.download(), d_ref, 0.0, 2e-6);
+    // y within float rounding of the reference may round to the neighbouring step.
+    check(tag + " qs", to_float(d_qs.download()), to_float(qs_ref), 1.0, 0.0);
+  }
+}
+
+void sweep_rms_norm() {
+  for (int n : {96, 896, 1000, 4096, 5120}) {
+    sweep_rms_norm_case<false, false>(n);
+    sweep_rms_norm_case<true, false>(n);
+    if (n % kQ8Block != 0) {
+      std::printf("SKIP  rms_norm+int8 n=%d: not a multiple of 32 (invalid shape, refused below)\n", n);
+      RmsNormParams p{};
+      p.n = n;
+      expect_refused(fmt("rms_norm+int8 n=%d", n), launch_rms_norm<false, true>(p, nullptr));
+      continue;
+    }
+    sweep_rms_norm_case<false, true>(n);
+    sweep_rms_norm_case<true, true>(n);
+  }
+  for (int n : {32, 1024, 9728}) {
+    const auto x = random_floats(static_cast<size_t>(n), -3.0f, 3.0f);
+    DeviceBuffer<float> d_x(x), d_d(static_cast<size_t>(n / kQ8Block));
+    DeviceBuffer<int8_t> d_qs(static_cast<size_t>(n));
+    QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n};
+    expect_ok("quantize", launch_quantize_q8(p, nullptr));
+    std::vector<int8_t> qs_ref(static_cast<size_t>(n));
+    std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
+    ref::quantize_q8(x.data(), n, qs_ref.data(), d_ref.data());
+    // Same IEEE division and rounding on both sides: exact.
+    check(fmt("quantize_q8 n=%d d", n), d_d.download(), d_ref, 0.0, 0.0);
+    check(fmt("quantize_q8 n=%d qs", n), to_float(d_qs.download()), to_float(qs_ref), 0.0, 0.0);
+  }
+}
+
+// ---- repack ------------------------------------------------------------------------
+
+void sweep_repack() {
+  for (auto [rows, k] : {std::pair{1, 32}, std::pair{67, 256}, std::pair{1000, 1024}}) {
+    const HostWeights raw = make_weights(WeightFormat::q8_0, rows, k);
+    DeviceBuffer<uint8_t> src(raw.bytes), dst(q8_0_split_bytes(rows, k));
+    expect_ok("repack", launch_repack_q8_0({src.get(), dst.get(), rows, k}, nullptr));
+    check(fmt("repack_q8_0 rows=%d k=%d (bytes)", rows, k), to_float(dst.download()),
+          to_float(split_q8_0(raw.bytes, rows, k)), 0.0, 0.0);
+  }
+}
+
+// ---- gemv --------------------------------------------------------------------------
+
+enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual };
+
+const char* epilogue_name(Epilogue e) {
+  switch (e) {
+    case Epilogue::plain: return "plain";
+    case Epilogue::bias: return "bias";
+    case Epilogue::residual: return "residual";
+    case Epilogue::parts3_bias: return "3parts+bias";
+    case Epilogue::swiglu: return "swiglu";
+    case Epilogue::swiglu_bias_residual: return "swiglu+bias+residual";
+  }
+  return "?";
+}
+
+// Sum over i of |w[r,i] * x[i]|: the scale of the float accumulation error.
+std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>& x, int rows, int k) {
+  std::vector<float> s(static_cast<size_t>(rows));
+  for (int r = 0; r < rows; ++r) {
+    double a = 0.0;
+    for (int i = 0; i < k; ++i) a += std::fabs(static_cast<double>(w[static_cast<size_t>(r) * k + i]) * x[i]);
+    s[r] = static_cast<float>(a);
+  }
+  return s;
+}
+
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k) {
+  const int n_parts = static_cast<int>(part_rows.size());
+  const auto x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
+  // Int8 numerics: both sides take the same quantized activations.
+  std::vector<int8_t> xq(static_cast<size_t>(k));
+  std::vector<float> xd(static_cast<size_t>(k / kQ8Block + 1));
+  if (A == Activation::int8) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
+  std::vector<float> x_eff = x;  // the values the kernel multiplies by
+  if (A == Activation::int8)
+    for (int i = 0; i < k; ++i) x_eff[i] = static_cast<float>(xq[i]) * xd[i / kQ8Block];
+
+  DeviceBuffer<float> d_x(x), d_xd(xd);
+  DeviceBuffer<int8_t> d_xq(xq);
+  std::vector<HostWeights> w;
+  std::vector<std::vector<float>> bias, res;
+  std::vector<DeviceBuffer<uint8_t>*> d_w;
+  std::vector<DeviceBuffer<float>*> d_bias, d_res, d_y;
+  GemvParams p{};
+  const bool use_bias = epi == Epilogue::bias || epi == Epilogue::parts3_bias || epi == Epilogue::swiglu_bias_residual;
+  const bool use_res = epi == Epilogue::residual || epi == Epilogue::swiglu_bias_residual;
+  for (int q = 0; q < n_parts; ++q) {
+    const int rows = part_rows[q];
+    w.push_back(make_weights(F, rows, k));
+    bias.push_back(random_floats(static_cast<size_t>(rows), -1.0f, 1.0f));
+    res.push_back(random_floats(static_cast<size_t>(rows), -1.0f, 1.0f));
+    d_w.push_back(new DeviceBuffer<uint8_t>(w[q].bytes));
+    d_bias.push_back(new DeviceBuffer<float>(bias[q]));
+    d_res.push_back(new DeviceBuffer<float>(res[q]));
+    d_y.push_back(new DeviceBuffer<float>(static_cast<size_t>(rows)));
+    p.parts[q] = {d_w[q]->get(), d_y[q]->get(), use_bias ? d_bias[q]->get() : nullptr,
+                  use_res && q == 0 ? d_res[q]->get() : nullptr, rows};
+    if (use_res && !Swiglu) p.parts[q].residual = d_res[q]->get();
+  }
+  p.n_parts = n_parts;
+  p.k = k;
+  p.x = d_x.get();
+  p.x_qs = d_xq.get();
+  p.x_d = d_xd.get();
+  p.split_k = split_k;
+  expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
+
+  std::string shape;
+  for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
+  const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s", format_name(F),
+                              A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
+                              epilogue_name(epi));
+  // Error budget: 1e-6 of sum |w x| (float accumulation in a different order).
+  if (Swiglu) {
+    const int rows = part_rows[0];
+    const auto g = ref::gemv(w[0].values, x_eff, rows, k), u = ref::gemv(w[1].values, x_eff, rows, k);
+    const auto sg = abs_dot(w[0].values, x_eff, rows, k), su = abs_dot(w[1].values, x_eff, rows, k);
+    std::vector<float> y(static_cast<size_t>(rows)), scale(static_cast<size_t>(rows));
+    for (int r = 0; r < rows; ++r) {
+      const float gv = g[r] + (use_bias ? bias[0][r] : 0.0f), uv = u[r] + (use_bias ? bias[1][r] : 0.0f);
+      y[r] = ref::silu(gv) * uv + (use_res ? res[0][r] : 0.0f);
+      scale[r] = (std::fabs(uv) + 1.0f) * sg[r] + (std::fabs(gv) + 1.0f) * su[r] + 1.0f;
+    }
+    check(tag, d_y[0]->download(), y, 1e-6, 1e-6, scale);
+  } else {
+    for (int q = 0; q < n_parts; ++q) {
+      const int rows = part_rows[q];
+      auto y = ref::gemv(w[q].values, x_eff, rows, k);
+      auto scale = abs_dot(w[q].values, x_eff, rows, k);
+      for (int r = 0; r < rows; ++r) {
+        y[r] += (use_bias ? bias[q][r] : 0.0f) + (use_res ? res[q][r] : 0.0f);
+        scale[r] += 1.0f;
+      }
+      check(n_parts > 1 ? fmt("%s part%d", tag.c_str(), q) : tag, d_y[q]->download(), y, 1e-6, 1e-6, scale);
+    }
+  }
+  for (int q = 0; q < n_parts; ++q) {
+    delete d_w[q];
+    delete d_bias[q];
+    delete d_res[q];
+    delete d_y[q];
+  }
+}
+
+template <WeightFormat F, Activation A>
+void sweep_gemv_format() {
+  const std::pair<int, int> shapes[] = {{256, 67}, {1024, 512}, {4096, 1000}, {3584, 37}};
+  for (auto [k, rows] : shapes) {
+    for (int split : {1, 3, 8}) {
+      sweep_gemv_case<F, A, 1, false>(k, {rows}, Epilogue::plain, split);
+      sweep_gemv_case<F, A, 2, false>(k, {rows}, Epilogue::plain, split);
+      sweep_gemv_case<F, A, 4, false>(k, {rows}, Epilogue::plain, split);
+    }
+  }
+  sweep_gemv_case<F, A, 2, false>(1024, {300}, Epilogue::bias, 2);
+  sweep_gemv_case<F, A, 4, false>(1024, {300}, Epilogue::residual, 1);
+  sweep_gemv_case<F, A, 2, false>(896, {896, 128, 128}, Epilogue::parts3_bias, 2);
+  sweep_gemv_case<F, A, 4, false>(2048, {2048, 512, 512, 3}, Epilogue::plain, 4);
+  sweep_gemv_case<F, A, 1, true>(512, {300, 300}, Epilogue::swiglu, 1);
+  sweep_gemv_case<F, A, 2, true>(1024, {1001, 1001}, Epilogue::swiglu, 4);
+  sweep_gemv_case<F, A, 4, true>(896, {4864, 4864}, Epilogue::swiglu_bias_residual, 2);
+}
+
+void sweep_gemv() {
+  sweep_gemv_format<WeightFormat::f32, Activation::f32>();
+  sweep_gemv_format<WeightFormat::f16, Activation::f32>();
+  sweep_gemv_format<WeightFormat::bf16, Activation::f32>();
+  sweep_gemv_format<WeightFormat::q8_0_split, Activation::f32>();
+  sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8>();
+  // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
+  DeviceBuffer<float> buf(4096);
+  GemvParams p{};
+  p.parts[0] = {buf.get(), buf.get(), nullptr, nullptr, 8};
+  p.parts[1] = p.parts[0];
+  p.parts[2] = p.parts[0];
+  p.n_parts = 1;
+  p.k = 100;
+  p.x = buf.get();
+  p.split_k = 1;
+  expect_refused("gemv f16 k=100 (k % 8 != 0)", launch_gemv<WeightFormat::f16, Activation::f32, 1, false>(p, nullptr));
+  p.k = 48;
+  expect_refused("gemv q8_0_split k=48", launch_gemv<WeightFormat::q8_0_split, Activation::f32, 1, false>(p, nullptr));
+  p.k = 64;
+  p.split_k = 17;
+  expect_refused("gemv split_k=17", launch_gemv<WeightFormat::f32, Activation::f32, 1, false>(p, nullptr));
+  p.split_k = 1;
+  p.n_parts = 3;
+  expect_refused("gemv swiglu with 3 parts", launch_gemv<WeightFormat::f32, Activation::f32, 1, true>(p, nullptr));
+  p.n_parts = 1;
+  p.x = buf.get() + 1;
+  expect_refused("gemv x not 16-byte aligned", launch_gemv<WeightFormat::f32, Activation::f32, 1, false>(p, nullptr));
+}
+
+// ---- rope --------------------------------------------------------------------------
+
+template <RopeMode Mode>
+void sweep_rope_case(int head_dim, int rope_dims, int pos, bool norm) {
+  const int n_q = 14, n_k = 2;
+  const float base = 1000000.0f, eps = 1e-6f;
+  auto q = random_floats(static_cast<size_t>(n_q) * head_dim, -2.0f, 2.0f);
+  auto k = random_floats(static_cast<size_t>(n_k) * head_dim, -2.0f, 2.0f);
+  const auto qw = random_floats(static_cast<size_t>(head_dim), 0.5f, 1.5f);
+  const auto kw = random_floats(static_cast<size_t>(head_dim), 0.5f, 1.5f);
+  DeviceBuffer<float> d_q(q), d_k(k), d_qw(qw), d_kw(kw);
+  DeviceBuffer<int> d_pos(std::vector<int>{pos});
+  RopeParams p{};
+  p.parts[0] = {d_q.get(), norm ? d_qw.get() : nullptr, n_q};
+  p.parts[1] = {d_k.get(), norm ? d_kw.get() : nullptr, n_k};
+  p.n_parts = 2;
+  p.pos = d_pos.get();
+  p.head_dim = head_dim;
+  p.rope_dims = rope_dims;
+  p.theta_base = base;
+  p.eps = eps;
+  expect_ok("rope", launch_rope<Mode>(p, nullptr));
+  const bool neox = Mode == RopeMode::neox;
+  ref::rope(q, n_q, head_dim, rope_dims, neox, base, pos, norm ? qw.data() : nullptr, eps);
+  ref::rope(k, n_k, head_dim, rope_dims, neox, base, pos, norm ? kw.data() : nullptr, eps);
+  const std::string tag = fmt("rope %s%s head_dim=%d rope_dims=%d pos=%d", neox ? "neox" : "norm",
+                              norm ? "+head_norm" : "", head_dim, rope_dims, pos);
+  check(tag + " q", d_q.download(), q, 2e-6, 2e-6);
+  check(tag + " k", d_k.download(), k, 2e-6, 2e-6);
+}
+
+void sweep_rope() {
+  for (auto [hd, rd] : {std::pair{64, 64}, std::pair{128, 128}, std::pair{128, 64}, std::pair{256, 64}}) {
+    for (int pos : {0, 7, 4095, 131071}) {
+      for (bool norm : {false, true}) {
+        sweep_rope_case<RopeMode::norm>(hd, rd, pos, norm);
+        sweep_rope_case<RopeMode::neox>(hd, rd, pos, norm);
+      }
+    }
+  }
+  RopeParams p{};
+  p.n_parts = 1;
+  p.parts[0].n_head = 1;
+  p.head_dim = 64;
+  p.rope_dims = 128;
+  DeviceBuffer<float> buf(64);
+  p.parts[0].x = buf.get();
+  expect_refused("rope rope_dims > head_dim", launch_rope<RopeMode::neox>(p, nullptr));
+}
+
+// ---- kv cache write ------------------------------------------------------------------
+
+template <CachePrecision C>
+void sweep_kv_write_case(int n_kv_head, int head_dim, int n_ctx, int pos) {
+  using T = std::conditional_t<C == CachePrecision::f32, float, uint16_t>;
+  const size_t n = static_cast<size_t>(n_kv_head) * head_dim, cache_n = n * n_ctx;
+  const auto k = random_floats(n, -4.0f, 4.0f), v = random_floats(n, -4.0f, 4.0f);
+  std::vector<T> kc(cache_n), vc(cache_n);
+  for (size_t i = 0; i < cache_n; ++i) {
+    kc[i] = static_cast<T>(random_int(0, 30000));
+    vc[i] = static_cast<T>(random_int(0, 30000));
+  }
+  DeviceBuffer<float> d_k(k), d_v(v);
+  DeviceBuffer<T> d_kc(kc), d_vc(vc);
+  DeviceBuffer<int> d_pos(std::vector<int>{pos});
+  KvWriteParams p{d_k.get(), d_v.get(), d_kc.get(), d_vc.get(), d_pos.get(), n_kv_head, head_dim, n_ctx};
+  expect_ok("kv_write", launch_kv_write<C>(p, nullptr));
+  if (pos < n_ctx) {
+    for (int h = 0; h < n_kv_head; ++h) {
+      for (int d = 0; d < head_dim; ++d) {
+        const size_t src = static_cast<size_t>(h) * head_dim + d;
+        const size_t dst = (static_cast<size_t>(h) * n_ctx + pos) * head_dim + d;
+        if constexpr (C == CachePrecision::f32) {
+          kc[dst] = k[src];
+          vc[dst] = v[src];
+        } else {
+          kc[dst] = ref::f32_to_f16(k[src]);
+          vc[dst] = ref::f32_to_f16(v[src]);
+        }
+      }
+    }
+  }
+  // The whole caches are compared: the row lands in place and nothing else changes.
+  const std::string tag = fmt("kv_write %s n_kv_head=%d head_dim=%d n_ctx=%d pos=%d",
+                              C == CachePrecision::f32 ? "f32" : "f16", n_kv_head, head_dim, n_ctx, pos);
+  check(tag + " k", to_float(d_kc.download()), to_float(kc), 0.0, 0.0);
+  check(tag + " v", to_float(d_vc.download()), to_float(vc), 0.0, 0.0);
+}
+
+void sweep_kv_write() {
+  for (auto [nkv, hd] : {std::pair{2, 64}, std::pair{8, 128}, std::pair{4, 256}}) {
+    for (int pos : {0, 17, 63, 64}) {
+      sweep_kv_write_case<CachePrecision::f32>(nkv, hd, 64, pos);
+      sweep_kv_write_case<CachePrecision::f16>(nkv, hd, 64, pos);
+    }
+  }
+}
+
+// ---- attention -------------------------------------------------------------------
+
+template <int HeadDim, CachePrecision C>
+void sweep_attention_case(int n_head, int n_kv_head, int len, int n_split) {
+  const int n_ctx = 4160;
+  const size_t cache_n = static_cast<size_t>(n_kv_head) * n_ctx * HeadDim;
+  const auto q = random_floats(static_cast<size_t>(n_head) * HeadDim, -3.0f, 3.0f);
+  auto kf = random_floats(cache_n, -1.0f, 1.0f), vf = random_floats(cache_n, -1.0f, 1.0f);
+  std::vector<uint16_t> kh, vh;
+  if (C == CachePrecision::f16) {
+    kh.resize(cache_n);
+    vh.resize(cache_n);
+    for (size_t i = 0; i < cache_n; ++i) {
+      kh[i] = ref::f32_to_f16(kf[i]);
+      vh[i] = ref::f32_to_f16(vf[i]);
+      kf[i] = ref::f16_to_f32(kh[i]);
+      vf[i] = ref::f16_to_f32(vh[i]);
+    }
+  }
+  DeviceBuffer<float> d_q(q), out(q.size());
+  DeviceBuffer<float> d_kf(C == CachePrecision::f32 ? kf : std::vector<float>{});
+  DeviceBuffer<float> d_vf(C == CachePrecision::f32 ? vf : std::vector<float>{});
+  DeviceBuffer<uint16_t> d_kh(kh), d_vh(vh);
+  DeviceBuffer<float> part_acc(static_cast<size_t>(n_head) * n_split * HeadDim);
+  DeviceBuffer<float> part_ml(static_cast<size_t>(n_head) * n_split * 2);
+  DeviceBuffer<int> d_pos(std::vector<int>{len - 1});
+  AttentionParams p{};
+  p.q = d_q.get();
+  p.k_cache = C == CachePrecision::f32 ? static_cast<const void*>(d_kf.get()) : d_kh.get();
+  p.v_cache = C == CachePrecision::f32 ? static_cast<const void*>(d_vf.get()) : d_vh.get();
+  p.out = out.get();
+  p.part_acc = part_acc.get();
+  p.part_ml = part_ml.get();
+  p.pos = d_pos.get();
+  p.scale = 1.0f / std::sqrt(static_cast<float>(HeadDim));
+  p.n_head = n_head;
+  p.n_kv_head = n_kv_head;
+  p.n_ctx = n_ctx;
+  p.n_split = n_split;
+  expect_ok("attention", launch_attention<HeadDim, C>(p, nullptr));
+  const auto ref = ref::attention(q, kf, vf, n_head, n_kv_head, HeadDim, n_ctx, len, p.scale);
+  check(fmt("attention %s head_dim=%d heads=%d/%d len=%d splits=%d", C == CachePrecision::f32 ? "f32" : "f16",
+            HeadDim, n_head, n_kv_head, len, n_split),
+        out.download(), ref, 2e-6, 1e-4);
+}
+
+template <int HeadDim, CachePrecision C>
+void sweep_attention_dim() {
+  for (auto [nh, nkv] : {std::pair{8, 8}, std::pair{16, 4}, std::pair{14, 2}}) {
+    for (int len : {1, 33, 777, 4096}) {
+      for (int splits : {1, 4, 32}) sweep_attention_case<HeadDim, C>(nh, nkv, len, splits);
+    }
+  }
+}
+
+void sweep_attention() {
+  sweep_attention_dim<64, CachePrecision::f32>();
+  sweep_attention_dim<64, CachePrecision::f16>();
+  sweep_attention_dim<128, CachePrecision::f32>();
+  sweep_attention_dim<128, CachePrecision::f16>();
+  sweep_attention_dim<256, CachePrecision::f32>();
+  sweep_attention_dim<256, CachePrecision::f16>();
+  AttentionParams p{};
+  p.n_head = 14;
+  p.n_kv_head = 4;
+  p.n_ctx = 16;
+  p.n_split = 1;
+  expect_refused("attention n_head % n_kv_head != 0", launch_attention<64, CachePrecision::f32>(p, nullptr));
+  p.n_kv_head = 2;
+  p.n_split = 2;
+  expect_refused("attention splits without workspace", launch_attention<64, CachePrecision::f32>(p, nullptr));
+}
+
+// ---- elementwise / argmax -------------------------------------------------------
+
+void sweep_elementwise() {
+  for (int n : {1, 1000, 8960}) {
+    const auto a = random_floats(static_cast<size_t>(n), -8.0f, 8.0f), b = random_floats(static_cast<size_t>(n), -4.0f, 4.0f);
+    DeviceBuffer<float> d_a(a), d_b(b), out(static_cast<size_t>(n));
+    ElementwiseParams p{d_a.get(), d_b.get(), out.get(), n};
+    std::vector<float> ref(static_cast<size_t>(n));
+    expect_ok("swiglu", launch_elementwise<ElementwiseOp::swiglu>(p, nullptr));
+    for (int i = 0; i < n; ++i) ref[i] = ref::silu(a[i]) * b[i];
+    check(fmt("swiglu n=%d", n), out.download(), ref, 1e-6, 2e-6);
+    expect_ok("add", launch_elementwise<ElementwiseOp::add>(p, nullptr));
+    for (int i = 0; i < n; ++i) ref[i] = a[i] + b[i];
+    check(fmt("add n=%d", n), out.download(), ref, 0.0, 0.0);
+  }
+}
+
+void sweep_argmax() {
+  for (int n_vocab : {1, 1000, 32000, 151936}) {
+    auto logits = random_floats(static_cast<size_t>(n_vocab), -10.0f, 10.0f);
+    // Plant a tie for the maximum: the lower index must win.
+    const int hi = random_int(0, n_vocab - 1), lo = random_int(0, hi);
+    logits[hi] = logits[lo] = 11.0f;
+    const int want = ref::argmax(logits);
+    const int pos0 = random_int(0, 1000), count0 = 5, cap = 4;
+    DeviceBuffer<float> d_logits(logits);
+    DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
+        count(std::vector<int>{count0});
+    ArgmaxParams p{d_logits.get(), token.get(), pos.get(), ring.get(), count.get(), n_vocab, cap};
+    // Two steps in a row, as two graph replays would run them.
+    expect_ok("argmax", launch_argmax(p, nullptr));
+    expect_ok("argmax", launch_argmax(p, nullptr));
+    std::vector<int> ring_ref(cap, -1);
+    ring_ref[count0 % cap] = want;
+    ring_ref[(count0 + 1) % cap] = want;
+    const std::string tag = fmt("argmax n_vocab=%d (tie at %d and %d)", n_vocab, lo, hi);
+    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
+    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + 2)}, 0.0, 0.0);
+    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
+    check(tag + " ring_count", to_float(count.download()), {static_cast<float>(count0 + 2)}, 0.0, 0.0);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t seed = static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count()) ^
+                  std::random_device{}();
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
+  std::printf("kernel_sweep seed %llu (repeat with --seed %llu)\n", static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(seed));
+  g_rng.seed(seed);
+  int device = 0;
+  cudaDeviceProp prop{};
+  LANEC_CUDA_CHECK(cudaGetDevice(&device));
+  LANEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::printf("device %d: %s (sm_%d%d)\n", device, prop.name, prop.major, prop.minor);
+
+  sweep_embed();
+  sweep_rms_norm();
+  sweep_repack();
+  sweep_gemv();
+  sweep_rope();
+  sweep_kv_write();
+  sweep_attention();
+  sweep_elementwise();
+  sweep_argmax();
+
+  std::printf("%d passed, %d failed (seed %llu)\n", g_passed, g_failed, static_cast<unsigned long long>(seed));
+  return g_failed == 0 ? 0 : 1;
+}
