@@ -53,6 +53,15 @@ class FusionRule {
   virtual void rewrite(FusedGraph& graph, const RuleMatch& site) const = 0;
 };
 
+// "waiting for architecture qwen3next" (or "waiting for batched decode" for
+// what is not an architecture): the decline reason and census status of a
+// rule whose waiting_for() is `what`.
+inline std::string waiting_reason(const char* what) {
+  std::string w = what;
+  bool architecture = w.find(' ') == std::string::npos;
+  return "waiting for " + (architecture ? "architecture " + w : w);
+}
+
 // A registered rule whose architecture has not landed: it never matches.
 class WaitingRule : public FusionRule {
  public:
@@ -64,7 +73,7 @@ class WaitingRule : public FusionRule {
   std::vector<RuleMatch> match(const FusedGraph&) const override { return {}; }
   std::optional<std::string> guard(const FusedGraph&, const RuleMatch&,
                                    const RuleContext&) const override {
-    return std::string("waiting for architecture ") + arch_;
+    return waiting_reason(arch_);
   }
   void rewrite(FusedGraph&, const RuleMatch&) const override {}
 

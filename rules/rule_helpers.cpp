@@ -30,7 +30,15 @@ std::string other_readers(const FusedGraph& g, TensorId t, int except) {
   std::string out;
   for (int id : g.readers(t)) {
     if (id == except) continue;
-    out += (out.empty() ? "" : ", ") + g.describe(id);
+    // Name the op that reads t, not the node's last op.
+    for (size_t i : g.node(id).ops) {
+      const Op& op = g.op(i);
+      if (std::find(op.inputs.begin(), op.inputs.end(), t) == op.inputs.end()) continue;
+      std::string what = "#" + std::to_string(i) + " " + op_kind_name(op.kind);
+      if (!op.outputs.empty()) what += " " + g.graph().tensor(op.outputs.front()).name;
+      out += (out.empty() ? "" : ", ") + what;
+      break;
+    }
   }
   return out;
 }

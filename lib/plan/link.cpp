@@ -14,7 +14,7 @@ namespace {
 [[noreturn]] void no_kernel(const Graph& g, size_t op_index, const std::string& why) {
   const Op& op = g.ops()[op_index];
   std::string out = op.outputs.empty() ? std::string("-") : g.tensor(op.outputs.front()).name;
-  throw Error("no kernel for op " + describe_op(g, op_index) + ": kind " + op_kind_name(op.kind) +
+  throw Error("no kernel for " + describe_op(g, op_index) + ": kind " + op_kind_name(op.kind) +
               ", output " + out + ": " + why);
 }
 

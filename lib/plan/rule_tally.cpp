@@ -31,10 +31,7 @@ std::vector<RuleCount> RuleTally::counts(const std::vector<std::string>& held) c
     RuleCount c;
     c.rule = rule->name();
     if (std::find(held.begin(), held.end(), c.rule) != held.end()) c.status = "held";
-    else if (rule->waiting_for()) c.status = std::string("waiting for ") +
-                                             (std::string(rule->waiting_for()) == "batched decode"
-                                                  ? "batched decode"
-                                                  : "architecture " + std::string(rule->waiting_for()));
+    else if (rule->waiting_for()) c.status = waiting_reason(rule->waiting_for());
     else c.status = "active";
     auto it = outcomes_.find(c.rule);
     if (it != outcomes_.end()) {

@@ -1,0 +1,82 @@
+// lanec plan MODEL --knobs K.yaml [--graph FILE] [--hold a,b] [--json]
+//   [--census] [--dump-after STAGE] [--max-ctx N]
+// Plans the model's decode step under a knob file and prints the summary:
+// launches by kind, rules fired and declined (with reasons), buffers and
+// their bytes, weight bytes read per step. `-o model.cu` and `--build` belong
+// to the emitter and join this command when it lands.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "app/command.h"
+#include "lib/common/error.h"
+#include "lib/gguf/gguf_file.h"
+#include "lib/graph/text.h"
+#include "lib/knobs/knobs.h"
+#include "lib/plan/planner.h"
+#include "rules/registry.h"
+
+namespace lanec::app {
+namespace {
+
+struct PlanArgs {
+  std::string model;
+  std::string knobs;
+  std::string graph_file;
+  std::string hold;
+  std::string dump_after;
+  int64_t max_ctx = 0;
+  bool json = false;
+  bool census_only = false;
+};
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+void run_plan(const PlanArgs& args) {
+  Knobs knobs = load_knobs(args.knobs);
+  PlanOptions options;
+  options.held = parse_held_rules(args.hold);
+  options.dump_after = args.dump_after;
+  options.max_ctx = args.max_ctx;
+  GgufFile gguf = GgufFile::open(args.model);
+  PlanResult result;
+  if (args.graph_file.empty()) {
+    result = plan_model(gguf, knobs, options);
+  } else {
+    result = plan_graph(read_graph_file(args.graph_file), knobs, options);
+    result.schedule.model_name = gguf.get_string_or("general.name", "");
+  }
+  if (!args.dump_after.empty()) {
+    print(result.dump);
+    return;
+  }
+  if (args.json) {
+    print(census_json(result.schedule));
+    return;
+  }
+  print(census_text(result.schedule));
+  if (!args.census_only) print("\n" + schedule_text(result.schedule));
+}
+
+const RegisterCommand registration(40, "plan", [](CLI::App& root) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* cmd = root.add_subcommand("plan", "Plan a model's decode step under a knob file");
+  cmd->add_option("model", args->model, "GGUF model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--knobs", args->knobs, "Knob file (YAML: chip and precisions)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--graph", args->graph_file,
+                  "Plan this step-graph text file instead of recognizing the model")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--hold", args->hold, "Rules to hold back, comma-separated (e.g. add_norm,glu_pair)");
+  cmd->add_option("--dump-after", args->dump_after,
+                  "Print the pipeline's state after this stage: recognize, rewrite, link, size, "
+                  "sequences, schedule");
+  cmd->add_option("--max-ctx", args->max_ctx, "Cap the KV cache rows (0: the model's context)");
+  cmd->add_flag("--json", args->json, "Print the census as JSON");
+  cmd->add_flag("--census", args->census_only, "Print only the census (no launch and buffer list)");
+  cmd->callback([args] { run_plan(*args); });
+});
+
+}  // namespace
+}  // namespace lanec::app

@@ -1,0 +1,326 @@
+// The CPU schedule executor (cpu_schedule.h).
+#include "lib/plan/cpu_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "lib/common/error.h"
+#include "lib/quant/codecs.h"
+
+namespace lanec {
+namespace {
+
+constexpr int64_t kBlock = 32;
+
+float silu(float x) { return static_cast<float>(x / (1.0 + std::exp(-static_cast<double>(x)))); }
+
+}  // namespace
+
+void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d) {
+  for (int64_t b = 0; b < n / kBlock; ++b) {
+    float amax = 0.0f;
+    for (int64_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(x[b * kBlock + j]));
+    const float scale = amax / 127.0f;
+    d[b] = scale;
+    for (int64_t j = 0; j < kBlock; ++j)
+      qs[b * kBlock + j] = static_cast<int8_t>(scale > 0.0f ? std::round(x[b * kBlock + j] / scale) : 0.0f);
+  }
+}
+
+CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights)
+    : schedule_(schedule), weights_(weights) {
+  for (const Buffer& b : schedule.buffers) {
+    if (b.is_view() || b.role == BufferRole::weight) continue;
+    Storage& s = storage_[b.name];
+    size_t n = static_cast<size_t>(b.elements);
+    if (b.form == BufferForm::q8) {
+      s.qs.assign(n, 0);
+      s.qd.assign(n / kBlock, 0.0f);
+    } else if (b.type == GgmlType::I32) {
+      s.i32.assign(n, 0);
+    } else {
+      s.f32.assign(n, 0.0f);
+    }
+  }
+  for (const Launch& l : schedule.launches) {
+    if (const auto* a = std::get_if<ArgmaxLaunch>(&l.params)) {
+      next_token_ = a->out;
+      token_ = a->token;
+      pos_ = a->pos;
+    }
+    if (const auto* e = std::get_if<EmbedLaunch>(&l.params)) token_ = e->token;
+  }
+  for (const std::string& out : schedule.outputs)
+    if (schedule.buffer(out).type == GgmlType::F32 && logits_.empty()) logits_ = out;
+  LANEC_ASSERT(!logits_.empty(), "schedule without an f32 output");
+  if (pos_.empty()) pos_ = "pos";
+  if (token_.empty()) token_ = "token";
+}
+
+float* CpuScheduleExecutor::f32(const std::string& name, int64_t elements) {
+  auto [root, offset] = schedule_.storage_of(name);
+  Storage& s = storage_.at(root->name);
+  LANEC_ASSERT(offset >= 0 && offset + elements <= static_cast<int64_t>(s.f32.size()),
+               "buffer '" + name + "' [" + std::to_string(offset) + ", +" + std::to_string(elements) +
+                   ") overruns its storage '" + root->name + "' of " + std::to_string(s.f32.size()));
+  return s.f32.data() + offset;
+}
+
+const float* CpuScheduleExecutor::f32_in(const std::string& name, int64_t elements) {
+  const Buffer& b = schedule_.buffer(name);
+  if (b.role == BufferRole::weight) {
+    const std::vector<float>& w = weight(name);
+    LANEC_ASSERT(static_cast<int64_t>(w.size()) >= elements, "weight '" + name + "' too short");
+    return w.data();
+  }
+  return f32(name, elements);
+}
+
+int32_t* CpuScheduleExecutor::i32(const std::string& name) {
+  auto [root, offset] = schedule_.storage_of(name);
+  Storage& s = storage_.at(root->name);
+  LANEC_ASSERT(offset < static_cast<int64_t>(s.i32.size()), "i32 buffer '" + name + "' overrun");
+  return s.i32.data() + offset;
+}
+
+CpuScheduleExecutor::Storage& CpuScheduleExecutor::q8(const std::string& name) {
+  const Buffer& b = schedule_.buffer(name);
+  LANEC_ASSERT(b.form == BufferForm::q8, "buffer '" + name + "' is not an int8 form");
+  return storage_.at(name);
+}
+
+const std::vector<float>& CpuScheduleExecutor::weight(const std::string& name) {
+  const Buffer& b = schedule_.buffer(name);
+  LANEC_ASSERT(b.role == BufferRole::weight, "buffer '" + name + "' is not a weight");
+  return weights_.get(b.gguf_name);
+}
+
+void CpuScheduleExecutor::store_cache(const std::string& cache, size_t index, float value) {
+  const Buffer& b = schedule_.buffer(cache);
+  float stored = value;
+  if (b.type == GgmlType::F16) stored = fp16_to_f32(f32_to_fp16(value));
+  if (b.type == GgmlType::BF16) stored = bf16_to_f32(f32_to_bf16(value));
+  Storage& s = storage_.at(cache);
+  LANEC_ASSERT(index < s.f32.size(), "cache '" + cache + "' write out of range");
+  s.f32[index] = stored;
+}
+
+std::vector<float> CpuScheduleExecutor::step(int32_t token, int32_t pos) {
+  *i32(token_) = token;
+  *i32(pos_) = pos;
+  for (const Launch& l : schedule_.launches) run(l);
+  const Buffer& out = schedule_.buffer(logits_);
+  const float* p = f32(logits_, out.elements);
+  return std::vector<float>(p, p + out.elements);
+}
+
+int32_t CpuScheduleExecutor::next_token() const {
+  LANEC_ASSERT(!next_token_.empty(), "schedule without an argmax");
+  auto [root, offset] = schedule_.storage_of(next_token_);
+  return storage_.at(root->name).i32.at(static_cast<size_t>(offset));
+}
+
+std::vector<float> CpuScheduleExecutor::values(const std::string& buffer) const {
+  const Buffer& b = schedule_.buffer(buffer);
+  auto [root, offset] = schedule_.storage_of(buffer);
+  const Storage& s = storage_.at(root->name);
+  auto begin = s.f32.begin() + offset;
+  return std::vector<float>(begin, begin + b.elements);
+}
+
+void CpuScheduleExecutor::run(const Launch& launch) {
+  std::visit(
+      [&](const auto& params) {
+        using T = std::decay_t<decltype(params)>;
+        if constexpr (std::is_same_v<T, ElementwiseLaunch>) run(params, launch.kind);
+        else run(params);
+      },
+      launch.params);
+}
+
+void CpuScheduleExecutor::run(const EmbedLaunch& l) {
+  const std::vector<float>& table = weight(l.table);
+  const int32_t token = *i32(l.token);
+  LANEC_ASSERT(token >= 0 && token < l.n_rows, "token out of range in " + l.table);
+  const float* row = table.data() + static_cast<size_t>(token) * static_cast<size_t>(l.dim);
+  float* out = f32(l.out, l.dim);
+  double inv = 1.0;
+  if (!l.norm_weight.empty()) {
+    double sumsq = 0.0;
+    for (int64_t i = 0; i < l.dim; ++i) sumsq += static_cast<double>(row[i]) * row[i];
+    inv = 1.0 / std::sqrt(sumsq / static_cast<double>(l.dim) + l.eps);
+  }
+  const float* w = l.norm_weight.empty() ? nullptr : f32_in(l.norm_weight, l.dim);
+  for (int64_t i = 0; i < l.dim; ++i)
+    out[i] = w ? static_cast<float>(row[i] * inv * w[i]) : row[i];
+}
+
+void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
+  std::vector<float> h(f32_in(l.x, l.n), f32_in(l.x, l.n) + l.n);
+  if (!l.residual.empty()) {
+    const float* r = f32_in(l.residual, l.n);
+    for (int64_t i = 0; i < l.n; ++i) h[static_cast<size_t>(i)] += r[i];
+    std::copy(h.begin(), h.end(), f32(l.h_out, l.n));
+  }
+  double sumsq = 0.0;
+  for (float v : h) sumsq += static_cast<double>(v) * v;
+  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(l.n) + l.eps);
+  const float* w = f32_in(l.weight, l.n);
+  std::vector<float> y(h.size());
+  for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
+  if (!l.out.empty()) std::copy(y.begin(), y.end(), f32(l.out, l.n));
+  if (!l.out_q8.empty()) {
+    Storage& q = q8(l.out_q8);
+    quantize_q8_blocks(y.data(), l.n, q.qs.data(), q.qd.data());
+  }
+}
+
+void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
+  Storage& q = q8(l.out_q8);
+  quantize_q8_blocks(f32_in(l.x, l.n), l.n, q.qs.data(), q.qd.data());
+}
+
+void CpuScheduleExecutor::run(const GemvLaunch& l) {
+  const size_t k = static_cast<size_t>(l.k);
+  std::vector<float> x;
+  const Storage* xq = nullptr;
+  if (l.numerics == GemvNumerics::int8) xq = &q8(l.x_q8);
+  else x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
+  auto dot = [&](const std::vector<float>& w, int64_t row) {
+    const float* wr = w.data() + static_cast<size_t>(row) * k;
+    double s = 0.0;
+    if (xq) {
+      for (size_t b = 0; b < k / kBlock; ++b) {
+        double block = 0.0;
+        for (size_t j = 0; j < kBlock; ++j)
+          block += static_cast<double>(wr[b * kBlock + j]) * xq->qs[b * kBlock + j];
+        s += block * xq->qd[b];
+      }
+    } else {
+      for (size_t i = 0; i < k; ++i) s += static_cast<double>(wr[i]) * x[i];
+    }
+    return static_cast<float>(s);
+  };
+  // Products first (all parts read x before any part writes: y may alias a residual).
+  std::vector<std::vector<float>> y(l.parts.size());
+  for (size_t p = 0; p < l.parts.size(); ++p) {
+    const GemvPart& part = l.parts[p];
+    const std::vector<float>& w = weight(part.weight);
+    LANEC_ASSERT(w.size() == static_cast<size_t>(part.rows) * k, "weight " + part.weight + " is not [rows, k]");
+    y[p].resize(static_cast<size_t>(part.rows));
+    const float* bias = part.bias.empty() ? nullptr : f32_in(part.bias, part.rows);
+    for (int64_t r = 0; r < part.rows; ++r) y[p][static_cast<size_t>(r)] = dot(w, r) + (bias ? bias[r] : 0.0f);
+  }
+  if (l.swiglu) {
+    for (size_t r = 0; r < y[0].size(); ++r) y[0][r] = silu(y[0][r]) * y[1][r];
+    y.resize(1);
+  }
+  for (size_t p = 0; p < y.size(); ++p) {
+    const GemvPart& part = l.parts[p];
+    if (!part.residual.empty()) {
+      const float* res = f32_in(part.residual, part.rows);
+      for (size_t r = 0; r < y[p].size(); ++r) y[p][r] += res[r];
+    }
+    std::copy(y[p].begin(), y[p].end(), f32(part.y, part.rows));
+  }
+}
+
+void CpuScheduleExecutor::run(const RopeLaunch& l) {
+  const double pos = static_cast<double>(*i32(l.pos));
+  const int64_t hd = l.head_dim;
+  const int64_t half = l.rope_dims / 2;
+  for (const RopePart& part : l.parts) {
+    float* x = f32(part.x, part.n_head * hd);
+    const float* w = part.norm_weight.empty() ? nullptr : f32_in(part.norm_weight, hd);
+    for (int64_t h = 0; h < part.n_head; ++h) {
+      float* v = x + h * hd;
+      if (w) {
+        double sumsq = 0.0;
+        for (int64_t i = 0; i < hd; ++i) sumsq += static_cast<double>(v[i]) * v[i];
+        const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(hd) + l.eps);
+        for (int64_t i = 0; i < hd; ++i) v[i] = static_cast<float>(v[i] * inv * w[i]);
+      }
+      for (int64_t i = 0; i < half; ++i) {
+        const int64_t a = l.neox ? i : 2 * i;
+        const int64_t b = l.neox ? i + half : 2 * i + 1;
+        const double angle =
+            pos * std::pow(l.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(l.rope_dims));
+        const float c = static_cast<float>(std::cos(angle));
+        const float s = static_cast<float>(std::sin(angle));
+        const float xa = v[a], xb = v[b];
+        v[a] = xa * c - xb * s;
+        v[b] = xa * s + xb * c;
+      }
+    }
+  }
+}
+
+void CpuScheduleExecutor::run(const KvWriteLaunch& l) {
+  const int32_t pos = *i32(l.pos);
+  LANEC_ASSERT(pos >= 0 && pos < l.n_ctx, "position past the cache");
+  const int64_t width = l.n_kv_head * l.head_dim;
+  auto write = [&](const std::string& src, const std::string& cache) {
+    if (src.empty()) return;
+    const float* x = f32_in(src, width);
+    for (int64_t e = 0; e < width; ++e) {
+      const int64_t head = e / l.head_dim;
+      const size_t dst = static_cast<size_t>((head * l.n_ctx + pos) * l.head_dim + e % l.head_dim);
+      store_cache(cache, dst, x[e]);
+    }
+  };
+  write(l.k, l.k_cache);
+  write(l.v, l.v_cache);
+}
+
+void CpuScheduleExecutor::run(const AttentionLaunch& l) {
+  const int32_t pos = *i32(l.pos);
+  const int64_t len = std::min<int64_t>(pos + 1, l.n_ctx);
+  const int64_t hd = l.head_dim;
+  const float* q = f32_in(l.q, l.n_head * hd);
+  const std::vector<float>& kc = storage_.at(l.k_cache).f32;
+  const std::vector<float>& vc = storage_.at(l.v_cache).f32;
+  float* out = f32(l.out, l.n_head * hd);
+  const int64_t group = l.n_head / l.n_kv_head;
+  std::vector<double> score(static_cast<size_t>(len));
+  for (int64_t h = 0; h < l.n_head; ++h) {
+    const int64_t kvh = h / group;
+    double m = -std::numeric_limits<double>::infinity();
+    for (int64_t t = 0; t < len; ++t) {
+      const float* kr = kc.data() + (kvh * l.n_ctx + t) * hd;
+      double s = 0.0;
+      for (int64_t d = 0; d < hd; ++d) s += static_cast<double>(q[h * hd + d]) * kr[d];
+      score[static_cast<size_t>(t)] = s * l.scale;
+      m = std::max(m, score[static_cast<size_t>(t)]);
+    }
+    double sum = 0.0;
+    for (double& s : score) sum += (s = std::exp(s - m));
+    for (int64_t d = 0; d < hd; ++d) {
+      double acc = 0.0;
+      for (int64_t t = 0; t < len; ++t)
+        acc += score[static_cast<size_t>(t)] * vc[static_cast<size_t>((kvh * l.n_ctx + t) * hd + d)];
+      out[h * hd + d] = static_cast<float>(acc / sum);
+    }
+  }
+}
+
+void CpuScheduleExecutor::run(const ElementwiseLaunch& l, LaunchKind kind) {
+  std::vector<float> a(f32_in(l.a, l.n), f32_in(l.a, l.n) + l.n);
+  const float* b = f32_in(l.b, l.n);
+  float* out = f32(l.out, l.n);
+  for (int64_t i = 0; i < l.n; ++i)
+    out[i] = kind == LaunchKind::add ? a[static_cast<size_t>(i)] + b[i] : silu(a[static_cast<size_t>(i)]) * b[i];
+}
+
+void CpuScheduleExecutor::run(const ArgmaxLaunch& l) {
+  const float* x = f32_in(l.logits, l.n_vocab);
+  int32_t best = 0;
+  for (int64_t i = 1; i < l.n_vocab; ++i)
+    if (x[i] > x[best]) best = static_cast<int32_t>(i);
+  *i32(l.out) = best;
+  // The device advances its decode state; step() sets both again anyway.
+  *i32(l.token) = best;
+  *i32(l.pos) += 1;
+}
+
+}  // namespace lanec

@@ -1,0 +1,78 @@
+// The CPU schedule executor: runs a planned Schedule on the CPU, launch by
+// launch, over the planned buffers, with the same wiring the emitter uses:
+// every operand is looked up by its buffer name, views resolve to their
+// storage and offset, KV caches are head-major in their planned precision,
+// int8 activation forms are real int8 values with per-32 scales, and each
+// launch kind implements its kernel's math (fused norms, bias/residual
+// epilogues, SwiGLU pairs, in-place RoPE with optional per-head norm). A
+// planner wiring bug (a wrong view offset, a missing epilogue, a launch in
+// the wrong place) therefore changes the logits, and the tests comparing
+// against the reference executor catch it.
+//
+// Numerics: f32 math with double accumulation, like the kernels' references.
+// int8 GEMVs use the exact per-block products sum_b d_x[b] * sum_j W[r,j] q_x[j]
+// with W dequantized (d_w * q_w is exact in f32). f16 caches round on write.
+//
+// Weights come from a WeightStore (dequantized once); planning never reads
+// them, this executor does.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/plan/schedule.h"
+#include "lib/ref/weights.h"
+
+namespace lanec {
+
+class CpuScheduleExecutor {
+ public:
+  CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights);
+
+  // Runs one step of `token` at `pos`; returns the logits (the schedule's
+  // first f32 output).
+  std::vector<float> step(int32_t token, int32_t pos);
+  // The i32 output (argmax) of the last step.
+  int32_t next_token() const;
+  // f32 values of a buffer (resolved through views), for tests.
+  std::vector<float> values(const std::string& buffer) const;
+
+ private:
+  struct Storage {
+    std::vector<float> f32;    // f32 activations, caches (values rounded to their type), workspaces
+    std::vector<int32_t> i32;  // params, i32 outputs
+    std::vector<int8_t> qs;    // int8 forms
+    std::vector<float> qd;     // int8 forms' block scales
+  };
+
+  float* f32(const std::string& name, int64_t elements);
+  const float* f32_in(const std::string& name, int64_t elements);
+  int32_t* i32(const std::string& name);
+  Storage& q8(const std::string& name);
+  const std::vector<float>& weight(const std::string& name);
+  void store_cache(const std::string& cache, size_t index, float value);
+
+  void run(const Launch& launch);
+  void run(const EmbedLaunch& l);
+  void run(const RmsNormLaunch& l);
+  void run(const QuantizeLaunch& l);
+  void run(const GemvLaunch& l);
+  void run(const RopeLaunch& l);
+  void run(const KvWriteLaunch& l);
+  void run(const AttentionLaunch& l);
+  void run(const ElementwiseLaunch& l, LaunchKind kind);
+  void run(const ArgmaxLaunch& l);
+
+  const Schedule& schedule_;
+  WeightStore& weights_;
+  std::map<std::string, Storage> storage_;  // by owning buffer name
+  std::string logits_, next_token_, token_, pos_;
+};
+
+// Quantizes x (n a multiple of 32) as the kernels do: d = max|x|/127 per
+// block, q = round(x/d) (half away from zero), 0 for an all-zero block.
+void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d);
+
+}  // namespace lanec

@@ -1,0 +1,237 @@
+// The planner pipeline: held rules and their errors, stage dumps,
+// determinism, buffers (qkv views, int8 forms, f16 caches), per-launch chip
+// parameters, refusals naming the op, and planning time at 8B shapes.
+#include <catch2/catch.hpp>
+#include <chrono>
+
+#include "lib/plan/planner.h"
+#include "lib/plan/size.h"
+#include "rules/registry.h"
+#include "tests/plan/plan_fixtures.h"
+
+namespace lanec {
+namespace {
+
+const Launch* find_launch(const Schedule& s, const std::string& name) {
+  for (const Launch& l : s.launches)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
+  for (const RuleCount& r : s.census.rules)
+    if (r.rule == rule) return r;
+  FAIL("no census entry for " << rule);
+  return s.census.rules.front();
+}
+
+TEST_CASE("the registry holds all 27 rules in their documented order", "[plan]") {
+  const std::vector<std::string> expected = {
+      "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
+      "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
+      "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
+      "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
+      "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "rope_parts",
+      "gemv_parts", "sequences"};
+  CHECK(rule_names() == expected);
+  for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
+}
+
+TEST_CASE("--hold: names in registry order; an unknown name lists the valid ones", "[plan]") {
+  CHECK(parse_held_rules("glu_pair, add_norm,glu_pair") ==
+        std::vector<std::string>{"add_norm", "glu_pair"});
+  CHECK(parse_held_rules("").empty());
+  std::string valid;
+  for (const std::string& n : rule_names()) valid += (valid.empty() ? "" : ", ") + n;
+  CHECK_THROWS_WITH(parse_held_rules("add_norm,fuse_everything"),
+                    "unknown rule 'fuse_everything' in --hold; valid rules: " + valid);
+}
+
+TEST_CASE("--dump-after: every stage dumps; an unknown stage is an error", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  Knobs knobs = test::test_knobs("f16", "int8");
+  for (const std::string& stage : plan_stage_names()) {
+    PlanOptions options;
+    options.dump_after = stage;
+    PlanResult r = plan_graph(model->graph, knobs, options);
+    INFO(stage);
+    CHECK(!r.dump.empty());
+  }
+  PlanOptions rewrite;
+  rewrite.dump_after = "rewrite";
+  std::string text = plan_graph(model->graph, knobs, rewrite).dump;
+  CHECK(text.find("rope [head_norm_rope, rope_parts] {") != std::string::npos);
+  CHECK(text.find("gemv [qkv_head_epilogue, gemv_parts] pack=qkv_l00 {") != std::string::npos);
+  PlanOptions bad;
+  bad.dump_after = "emit";
+  CHECK_THROWS_WITH(plan_graph(model->graph, knobs, bad),
+                    "unknown stage 'emit' in --dump-after; valid stages: recognize, rewrite, link, "
+                    "size, sequences, schedule");
+}
+
+TEST_CASE("planning is deterministic", "[plan]") {
+  auto model = test::tiny_model("qwen2-tiny");
+  Knobs knobs = test::test_knobs("f16", "int8");
+  PlanResult a = plan_graph(model->graph, knobs, {});
+  PlanResult b = plan_graph(model->graph, knobs, {});
+  CHECK(schedule_text(a.schedule) == schedule_text(b.schedule));
+  CHECK(census_json(a.schedule) == census_json(b.schedule));
+  CHECK(census_text(a.schedule) == census_text(b.schedule));
+}
+
+TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]") {
+  auto model = test::tiny_model("llama-tiny");
+  Knobs knobs = test::test_knobs("f32", "dequant");
+  Schedule s = plan_graph(model->graph, knobs, {}).schedule;
+  const Buffer& qkv = s.buffer("qkv_l00");
+  CHECK(qkv.elements == 4 * 32 + 2 * 32 + 2 * 32);
+  CHECK(s.buffer("q_l00").view_of == "qkv_l00");
+  CHECK(s.buffer("q_l00").view_offset == 0);
+  CHECK(s.buffer("k_l00").view_offset == 128);
+  CHECK(s.buffer("v_l00").view_offset == 192);
+  // RoPE rotates in place: its output is a view of its input.
+  CHECK(s.buffer("q_rope_l00").view_of == "q_l00");
+  PlanOptions held;
+  held.held = {"qkv_head_epilogue"};
+  Schedule h = plan_graph(model->graph, knobs, held).schedule;
+  CHECK(h.find_buffer("qkv_l00") == nullptr);
+  CHECK(!h.buffer("k_l00").is_view());
+}
+
+TEST_CASE("int8 activations: norms write int8 forms, quantize launches feed the rest", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
+  const auto& norm = std::get<RmsNormLaunch>(find_launch(s, "rms_norm_attn_norm_l00")->params);
+  CHECK(norm.out_q8 == "attn_norm_l00.q8");
+  CHECK(norm.out.empty());  // only GEMVs read it: no f32 form
+  const auto& qkv = std::get<GemvLaunch>(find_launch(s, "gemv_q_l00")->params);
+  CHECK(qkv.numerics == GemvNumerics::int8);
+  CHECK(qkv.x_q8 == "attn_norm_l00.q8");
+  CHECK(qkv.parts.size() == 3);
+  REQUIRE(find_launch(s, "quantize_attn_l00") != nullptr);
+  CHECK(find_launch(s, "quantize_ffn_act_l00") != nullptr);
+  CHECK(s.buffer("attn_norm_l00.q8").bytes == 64 + 2 * 4);
+  // Two passes: every int8 form from a quantize launch.
+  Schedule two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {}).schedule;
+  CHECK(find_launch(two, "quantize_attn_norm_l00") != nullptr);
+  // dequant: f32 everywhere, no quantize launch.
+  Schedule deq = plan_graph(model->graph, test::test_knobs("f16", "dequant"), {}).schedule;
+  CHECK(deq.census.launches.count("quantize") == 0);
+}
+
+TEST_CASE("KV caches are head-major in the cache precision", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
+  const Buffer& k = s.buffer("cache_k_l01");
+  CHECK(k.type == GgmlType::F16);
+  CHECK(k.layout == "head_major");
+  CHECK(k.shape == std::vector<int64_t>{2, 256, 32});
+  CHECK(k.bytes == 2 * 256 * 32 * 2);
+  Schedule f = plan_graph(model->graph, test::test_knobs("f32", "int8"), {}).schedule;
+  CHECK(f.buffer("cache_k_l01").type == GgmlType::F32);
+}
+
+TEST_CASE("per-launch parameters come from the chip", "[plan]") {
+  auto model = test::tiny_model("llama-tiny");
+  // One SM: the tiny GEMVs have rows enough for 4 rows a warp.
+  Schedule one = plan_graph(model->graph, test::test_knobs("f32", "dequant", 1), {}).schedule;
+  const auto& logits1 = std::get<GemvLaunch>(find_launch(one, "gemv_logits")->params);
+  CHECK(logits1.rows_per_warp == 4);
+  CHECK(rule_count(one, "rows_a_warp").fired > 0);
+  // 132 SMs: too few rows, and k split across warps instead.
+  Schedule many = plan_graph(model->graph, test::test_knobs("f32", "dequant", 132), {}).schedule;
+  const auto& logits = std::get<GemvLaunch>(find_launch(many, "gemv_logits")->params);
+  CHECK(logits.rows_per_warp == 1);
+  CHECK(rule_count(many, "rows_a_warp").fired == 0);
+  CHECK(rule_count(many, "rows_a_warp").declined.size() == 1);
+  const auto& attn = std::get<AttentionLaunch>(find_launch(many, "attention_attn_l00")->params);
+  CHECK(attn.n_split == choose_attention_splits(4, 256, 132));
+  CHECK(attn.n_split == 4);
+  CHECK(many.buffer(attn.part_acc).role == BufferRole::workspace);
+  CHECK(choose_gemv_split_k(512, 4096, GgmlType::Q8_0, 132) == 4);
+  CHECK(choose_gemv_split_k(100000, 4096, GgmlType::Q8_0, 132) == 1);
+}
+
+TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
+  struct Case {
+    const char* rule;
+    const char* preset;
+    std::vector<std::string> held;
+    int sms;
+  };
+  const std::vector<Case> cases = {
+      {"add_norm", "llama-tiny", {}, 132},         {"gemv_bias", "qwen2-tiny", {}, 132},
+      {"gemv_norm_epilogue", "llama-tiny", {"add_norm"}, 132},
+      {"head_norm_rope", "qwen3-tiny", {}, 132},   {"row_write", "llama-tiny", {}, 132},
+      {"qkv_head_epilogue", "qwen2-tiny", {}, 132}, {"glu_pair", "qwen3-tiny", {}, 132},
+      {"rope_parts", "qwen3-tiny", {}, 132},       {"gemv_parts", "llama-tiny", {}, 132},
+      {"gemv_parts", "qwen3-tiny", {"glu_pair"}, 132}, {"rows_a_warp", "qwen3-tiny", {}, 1},
+  };
+  for (const Case& c : cases) {
+    auto model = test::tiny_model(c.preset);
+    PlanOptions options;
+    options.held = c.held;
+    Schedule s = plan_graph(model->graph, test::test_knobs("f32", "dequant", c.sms), options).schedule;
+    INFO(c.rule << " on " << c.preset);
+    CHECK(rule_count(s, c.rule).fired > 0);
+    CHECK(rule_count(s, c.rule).status == "active");
+  }
+  // embed_norm declines with its reason on llama-style models.
+  auto model = test::tiny_model("llama-tiny");
+  Schedule s = plan_graph(model->graph, test::test_knobs("f32", "dequant"), {}).schedule;
+  const RuleCount& e = rule_count(s, "embed_norm");
+  CHECK(e.fired == 0);
+  REQUIRE(e.declined.size() == 1);
+  CHECK(e.declined.begin()->first ==
+        "the gathered row inp_embd is also read by #11 add attn_res_l00; the fused gather keeps "
+        "only the normed row");
+  CHECK(rule_count(s, "conv_silu").status == "waiting for architecture qwen3next");
+}
+
+TEST_CASE("held rules show in the census and cost launches", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  Knobs knobs = test::test_knobs("f32", "dequant");
+  Schedule on = plan_graph(model->graph, knobs, {}).schedule;
+  PlanOptions all;
+  all.held = rule_names();
+  Schedule off = plan_graph(model->graph, knobs, all).schedule;
+  CHECK(off.launches.size() > on.launches.size());
+  for (const RuleCount& r : off.census.rules) {
+    CHECK(r.status == "held");
+    CHECK(r.matched == 0);
+  }
+  // Unfused, a head norm is a rope launch that rotates nothing.
+  bool norm_only = false;
+  for (const Launch& l : off.launches)
+    if (const auto* r = std::get_if<RopeLaunch>(&l.params))
+      norm_only = norm_only || (r->rope_dims == 0 && !r->parts[0].norm_weight.empty());
+  CHECK(norm_only);
+}
+
+TEST_CASE("a node no kernel can take is refused naming the op, its kind, output and why", "[plan]") {
+  auto model = test::tiny_model("llama-tiny", /*head_dim_32=*/false);
+  CHECK_THROWS_WITH(plan_graph(model->graph, test::test_knobs("f32", "dequant"), {}),
+                    Catch::StartsWith("no kernel for op #9 (attention -> attn_l00): kind attention, "
+                                      "output attn_l00: the attention kernel takes head sizes that "
+                                      "are multiples of 32 up to 256"));
+  auto q4 = test::tiny_model("qwen3-tiny", true, GgmlType::Q4_0);
+  CHECK_THROWS_WITH(plan_graph(q4->graph, test::test_knobs("f32", "dequant"), {}),
+                    Catch::Contains("GEMV takes f32, f16, bf16 and q8_0 weights, got q4_0"));
+}
+
+TEST_CASE("an 8B model plans in well under a second", "[plan]") {
+  Graph g = test::decoder_graph(test::DecoderDims{});
+  auto start = std::chrono::steady_clock::now();
+  PlanResult r = plan_graph(std::move(g), test::test_knobs("f16", "int8"), {});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 1.0);
+  // 32 layers: qkv, rope, kv_write, attention, quantize, wo, add_norm, glu, quantize, down...
+  CHECK(r.schedule.census.launches.at("attention") == 32);
+  CHECK(r.schedule.census.launches.at("gemv") == 32 * 4 + 1);
+  const auto& logits = std::get<GemvLaunch>(find_launch(r.schedule, "gemv_logits")->params);
+  CHECK(logits.rows_per_warp == 4);
+  CHECK(r.schedule.census.weight_bytes_per_step > 7000000000ull);
+}
+
+}  // namespace
+}  // namespace lanec
