@@ -32,11 +32,13 @@ struct AttentionParams {
 };
 
 // Thread mapping: block (query head, split) of kAttnWarps warps. Warp w takes
-// keys t0+w, t0+w+kAttnWarps, ...; lane l holds q, v-accumulator elements
+// keys t0 + kAttnKeys*w + [0, kAttnKeys), then jumps by kAttnWarps*kAttnKeys;
+// lane l holds q, v-accumulator elements
 // l + 32j (j < HeadDim/32), so each key row and value row is one coalesced
-// warp-wide read. Per key: one shuffle reduction for the score, then the
-// online-softmax update in registers. Warps merge through shared memory.
+// warp-wide read. Per key: one shuffle reduction for the score (kAttnKeys of
+// them in flight), then the online-softmax update in registers. Warps merge through shared memory.
 constexpr int kAttnWarps = 4;
+constexpr int kAttnKeys = 4;  // keys a warp scores per iteration
 
 template <typename T>
 __device__ __forceinline__ float load_cache(const T* p, size_t i) {
@@ -75,19 +77,42 @@ __global__ void __launch_bounds__(kAttnWarps * kWarpSize) attention_kernel(const
   float m = -INFINITY, l = 0.0f;
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
-  for (int t = t0 + warp; t < t1; t += kAttnWarps) {
-    const size_t row = static_cast<size_t>(t) * HeadDim;
-    float s = 0.0f;
+  // Warp w scores kAttnKeys consecutive keys per iteration: their row loads
+  // and shuffle reductions are independent, so they overlap instead of
+  // forming one long latency chain per key.
+  for (int t = t0 + warp * kAttnKeys; t < t1; t += kAttnWarps * kAttnKeys) {
+    float s[kAttnKeys];
+    float v[kAttnKeys][kPer];  // value rows loaded with the keys, before the scores are known
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) s += q[j] * load_cache(k_head, row + lane + kWarpSize * j);
-    s = warp_sum(s);
-    const float m_new = fmaxf(m, s);
-    const float correction = expf(m - m_new);  // 0 on the first key (m = -inf)
-    const float weight = expf(s - m_new);
-    l = l * correction + weight;
+    for (int i = 0; i < kAttnKeys; ++i) {
+      s[i] = 0.0f;
+      if (t + i < t1) {
+        const size_t row = static_cast<size_t>(t + i) * HeadDim;
 #pragma unroll
-    for (int j = 0; j < kPer; ++j)
-      acc[j] = acc[j] * correction + weight * load_cache(v_head, row + lane + kWarpSize * j);
+        for (int j = 0; j < kPer; ++j) {
+          s[i] += q[j] * load_cache(k_head, row + lane + kWarpSize * j);
+          v[i][j] = load_cache(v_head, row + lane + kWarpSize * j);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kAttnKeys; ++i) s[i] = warp_sum(s[i]);
+    float m_new = m;
+#pragma unroll
+    for (int i = 0; i < kAttnKeys; ++i)
+      if (t + i < t1) m_new = fmaxf(m_new, s[i]);
+    const float correction = expf(m - m_new);  // 0 on the first keys (m = -inf)
+    l *= correction;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) acc[j] *= correction;
+#pragma unroll
+    for (int i = 0; i < kAttnKeys; ++i) {
+      if (t + i >= t1) continue;
+      const float weight = expf(s[i] - m_new);
+      l += weight;
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) acc[j] += weight * v[i][j];
+    }
     m = m_new;
   }
 
