@@ -4,11 +4,13 @@
 // carving of both out of one allocation each, step(), and main().
 #include "emit/emit_program.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
@@ -165,13 +167,30 @@ class ProgramEmitter {
                  "a buffer is named like the decode ring");
   }
 
+  // Weights in reading order: model-level tensors first, then layer by layer
+  // (blk.2 before blk.10), by name within a layer.
+  static std::tuple<int64_t, std::string> weight_order(const Buffer& b) {
+    const std::string& n = b.gguf_name.empty() ? b.name : b.gguf_name;
+    if (n.rfind("blk.", 0) == 0) {
+      const size_t dot = n.find('.', 4);
+      const std::string layer = n.substr(4, dot == std::string::npos ? std::string::npos : dot - 4);
+      if (!layer.empty() && layer.size() < 10 && layer.find_first_not_of("0123456789") == std::string::npos)
+        return {std::stoll(layer), n};
+    }
+    return {-1, n};
+  }
+
   void lay_out() {
+    std::vector<const Buffer*> weights;
+    for (const Buffer& b : s_.buffers)
+      if (b.role == BufferRole::weight) weights.push_back(&b);
+    std::stable_sort(weights.begin(), weights.end(),
+                     [](const Buffer* a, const Buffer* b) { return weight_order(*a) < weight_order(*b); });
     uint64_t w_off = 0;
-    for (const Buffer& b : s_.buffers) {
-      if (b.role != BufferRole::weight) continue;
-      LANEC_ASSERT(!b.is_view(), "weight " + b.name + " is a view");
-      weights_.push_back({&b, w_off});
-      w_off = align_up(w_off + b.bytes);
+    for (const Buffer* b : weights) {
+      LANEC_ASSERT(!b->is_view(), "weight " + b->name + " is a view");
+      weights_.push_back({b, w_off});
+      w_off = align_up(w_off + b->bytes);
     }
     weight_bytes_ = w_off;
     uint64_t b_off = 0;

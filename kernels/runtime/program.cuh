@@ -364,7 +364,7 @@ inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
     int queued = n_prompt;          // steps queued so far
     const int n_steps = n_prompt + n_generate - 1;
     bool stopped = false;
-    while (!stopped) {
+    for (;;) {
       const int count = dev.read_ring();
       for (; next_index < count && static_cast<int>(generated.size()) < n_generate; ++next_index) {
         const int32_t id = dev.ring_token(next_index);
@@ -376,7 +376,7 @@ inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
         }
       }
       text.flush();
-      if (static_cast<int>(generated.size()) >= n_generate || queued >= n_steps) break;
+      if (stopped || static_cast<int>(generated.size()) >= n_generate || queued >= n_steps) break;
       const int batch = std::min({kDrainEvery, n_steps - queued, spec.ring_capacity});
       for (int i = 0; i < batch; ++i) dev.replay();
       queued += batch;

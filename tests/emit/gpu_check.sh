@@ -42,9 +42,9 @@ check() {  # name, synth args...
          > "$prog.build.log" 2>&1; then
       echo "FAIL $name/$knobs: plan/build"; tail -5 "$prog.build.log"; status=1; continue
     fi
-    if ! "$prog" "$gguf" --prompt-tokens "$PROMPT" -n $N --tokens --quiet --logits "$prog.npy" > "$prog.txt" 2>&1; then
-      echo "FAIL $name/$knobs: program exited $?"; cat "$prog.txt"; status=1; continue
-    fi
+    "$prog" "$gguf" --prompt-tokens "$PROMPT" -n $N --tokens --quiet --logits "$prog.npy" > "$prog.txt" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ]; then echo "FAIL $name/$knobs: program exited $rc"; cat "$prog.txt"; status=1; continue; fi
     local tol=1e-3; [ $knobs = int8 ] && tol=5e-2
     python3 - "$prog.npy" "$WORK/$name.ref.npy" "$prog.txt" "$WORK/$name.ref.txt" $tol "$name/$knobs" <<'PY' || status=1
 import sys, numpy as np

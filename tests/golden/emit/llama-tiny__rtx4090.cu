@@ -24,6 +24,8 @@ using lanec::runtime::Int8Vec;
 // ---- weights: one device allocation of 140544 bytes, uploaded from the GGUF ----
 // Q8_0 matrices are repacked at load into q8_0_split (kernels/blocks.h), same size.
 struct Weights {
+  const float* output_norm;  // output_norm.weight  f32 [64]
+  const void* token_embd;  // token_embd.weight  q8_0 [512, 64] (q8_0_split)
   const void* attn_k_l00;  // blk.0.attn_k.weight  q8_0 [64, 64] (q8_0_split)
   const float* attn_norm_l00;  // blk.0.attn_norm.weight  f32 [64]
   const void* attn_output_l00;  // blk.0.attn_output.weight  q8_0 [64, 128] (q8_0_split)
@@ -42,32 +44,30 @@ struct Weights {
   const void* ffn_gate_l01;  // blk.1.ffn_gate.weight  q8_0 [128, 64] (q8_0_split)
   const float* ffn_norm_l01;  // blk.1.ffn_norm.weight  f32 [64]
   const void* ffn_up_l01;  // blk.1.ffn_up.weight  q8_0 [128, 64] (q8_0_split)
-  const float* output_norm;  // output_norm.weight  f32 [64]
-  const void* token_embd;  // token_embd.weight  q8_0 [512, 64] (q8_0_split)
 };
 
 // What the GGUF must hold: name, ggml type, ne (innermost first), bytes, offset here.
 constexpr lanec::runtime::PlannedWeight kPlannedWeights[] = {
-    {"blk.0.attn_k.weight", 8, 2, {64, 64}, 4352u, 0u},  // q8_0
-    {"blk.0.attn_norm.weight", 0, 1, {64}, 256u, 4352u},  // f32
-    {"blk.0.attn_output.weight", 8, 2, {128, 64}, 8704u, 4608u},  // q8_0
-    {"blk.0.attn_q.weight", 8, 2, {64, 128}, 8704u, 13312u},  // q8_0
-    {"blk.0.attn_v.weight", 8, 2, {64, 64}, 4352u, 22016u},  // q8_0
-    {"blk.0.ffn_down.weight", 8, 2, {128, 64}, 8704u, 26368u},  // q8_0
-    {"blk.0.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 35072u},  // q8_0
-    {"blk.0.ffn_norm.weight", 0, 1, {64}, 256u, 43776u},  // f32
-    {"blk.0.ffn_up.weight", 8, 2, {64, 128}, 8704u, 44032u},  // q8_0
-    {"blk.1.attn_k.weight", 8, 2, {64, 64}, 4352u, 52736u},  // q8_0
-    {"blk.1.attn_norm.weight", 0, 1, {64}, 256u, 57088u},  // f32
-    {"blk.1.attn_output.weight", 8, 2, {128, 64}, 8704u, 57344u},  // q8_0
-    {"blk.1.attn_q.weight", 8, 2, {64, 128}, 8704u, 66048u},  // q8_0
-    {"blk.1.attn_v.weight", 8, 2, {64, 64}, 4352u, 74752u},  // q8_0
-    {"blk.1.ffn_down.weight", 8, 2, {128, 64}, 8704u, 79104u},  // q8_0
-    {"blk.1.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 87808u},  // q8_0
-    {"blk.1.ffn_norm.weight", 0, 1, {64}, 256u, 96512u},  // f32
-    {"blk.1.ffn_up.weight", 8, 2, {64, 128}, 8704u, 96768u},  // q8_0
-    {"output_norm.weight", 0, 1, {64}, 256u, 105472u},  // f32
-    {"token_embd.weight", 8, 2, {64, 512}, 34816u, 105728u},  // q8_0
+    {"output_norm.weight", 0, 1, {64}, 256u, 0u},  // f32
+    {"token_embd.weight", 8, 2, {64, 512}, 34816u, 256u},  // q8_0
+    {"blk.0.attn_k.weight", 8, 2, {64, 64}, 4352u, 35072u},  // q8_0
+    {"blk.0.attn_norm.weight", 0, 1, {64}, 256u, 39424u},  // f32
+    {"blk.0.attn_output.weight", 8, 2, {128, 64}, 8704u, 39680u},  // q8_0
+    {"blk.0.attn_q.weight", 8, 2, {64, 128}, 8704u, 48384u},  // q8_0
+    {"blk.0.attn_v.weight", 8, 2, {64, 64}, 4352u, 57088u},  // q8_0
+    {"blk.0.ffn_down.weight", 8, 2, {128, 64}, 8704u, 61440u},  // q8_0
+    {"blk.0.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 70144u},  // q8_0
+    {"blk.0.ffn_norm.weight", 0, 1, {64}, 256u, 78848u},  // f32
+    {"blk.0.ffn_up.weight", 8, 2, {64, 128}, 8704u, 79104u},  // q8_0
+    {"blk.1.attn_k.weight", 8, 2, {64, 64}, 4352u, 87808u},  // q8_0
+    {"blk.1.attn_norm.weight", 0, 1, {64}, 256u, 92160u},  // f32
+    {"blk.1.attn_output.weight", 8, 2, {128, 64}, 8704u, 92416u},  // q8_0
+    {"blk.1.attn_q.weight", 8, 2, {64, 128}, 8704u, 101120u},  // q8_0
+    {"blk.1.attn_v.weight", 8, 2, {64, 64}, 4352u, 109824u},  // q8_0
+    {"blk.1.ffn_down.weight", 8, 2, {128, 64}, 8704u, 114176u},  // q8_0
+    {"blk.1.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 122880u},  // q8_0
+    {"blk.1.ffn_norm.weight", 0, 1, {64}, 256u, 131584u},  // f32
+    {"blk.1.ffn_up.weight", 8, 2, {64, 128}, 8704u, 131840u},  // q8_0
 };
 
 // Model metadata the plan baked in; the program refuses a GGUF whose values differ.
@@ -150,26 +150,26 @@ Buffers b;
 
 // Points the structs' members into the two allocations (offsets fixed by the planner's sizes).
 void carve(uint8_t* wbase, uint8_t* bbase) {
-  w.attn_k_l00 = reinterpret_cast<const void*>(wbase + 0);
-  w.attn_norm_l00 = reinterpret_cast<const float*>(wbase + 4352);
-  w.attn_output_l00 = reinterpret_cast<const void*>(wbase + 4608);
-  w.attn_q_l00 = reinterpret_cast<const void*>(wbase + 13312);
-  w.attn_v_l00 = reinterpret_cast<const void*>(wbase + 22016);
-  w.ffn_down_l00 = reinterpret_cast<const void*>(wbase + 26368);
-  w.ffn_gate_l00 = reinterpret_cast<const void*>(wbase + 35072);
-  w.ffn_norm_l00 = reinterpret_cast<const float*>(wbase + 43776);
-  w.ffn_up_l00 = reinterpret_cast<const void*>(wbase + 44032);
-  w.attn_k_l01 = reinterpret_cast<const void*>(wbase + 52736);
-  w.attn_norm_l01 = reinterpret_cast<const float*>(wbase + 57088);
-  w.attn_output_l01 = reinterpret_cast<const void*>(wbase + 57344);
-  w.attn_q_l01 = reinterpret_cast<const void*>(wbase + 66048);
-  w.attn_v_l01 = reinterpret_cast<const void*>(wbase + 74752);
-  w.ffn_down_l01 = reinterpret_cast<const void*>(wbase + 79104);
-  w.ffn_gate_l01 = reinterpret_cast<const void*>(wbase + 87808);
-  w.ffn_norm_l01 = reinterpret_cast<const float*>(wbase + 96512);
-  w.ffn_up_l01 = reinterpret_cast<const void*>(wbase + 96768);
-  w.output_norm = reinterpret_cast<const float*>(wbase + 105472);
-  w.token_embd = reinterpret_cast<const void*>(wbase + 105728);
+  w.output_norm = reinterpret_cast<const float*>(wbase + 0);
+  w.token_embd = reinterpret_cast<const void*>(wbase + 256);
+  w.attn_k_l00 = reinterpret_cast<const void*>(wbase + 35072);
+  w.attn_norm_l00 = reinterpret_cast<const float*>(wbase + 39424);
+  w.attn_output_l00 = reinterpret_cast<const void*>(wbase + 39680);
+  w.attn_q_l00 = reinterpret_cast<const void*>(wbase + 48384);
+  w.attn_v_l00 = reinterpret_cast<const void*>(wbase + 57088);
+  w.ffn_down_l00 = reinterpret_cast<const void*>(wbase + 61440);
+  w.ffn_gate_l00 = reinterpret_cast<const void*>(wbase + 70144);
+  w.ffn_norm_l00 = reinterpret_cast<const float*>(wbase + 78848);
+  w.ffn_up_l00 = reinterpret_cast<const void*>(wbase + 79104);
+  w.attn_k_l01 = reinterpret_cast<const void*>(wbase + 87808);
+  w.attn_norm_l01 = reinterpret_cast<const float*>(wbase + 92160);
+  w.attn_output_l01 = reinterpret_cast<const void*>(wbase + 92416);
+  w.attn_q_l01 = reinterpret_cast<const void*>(wbase + 101120);
+  w.attn_v_l01 = reinterpret_cast<const void*>(wbase + 109824);
+  w.ffn_down_l01 = reinterpret_cast<const void*>(wbase + 114176);
+  w.ffn_gate_l01 = reinterpret_cast<const void*>(wbase + 122880);
+  w.ffn_norm_l01 = reinterpret_cast<const float*>(wbase + 131584);
+  w.ffn_up_l01 = reinterpret_cast<const void*>(wbase + 131840);
   b.pos = reinterpret_cast<int*>(bbase + 0);
   b.token = reinterpret_cast<int*>(bbase + 256);
   b.cache_k_l00 = reinterpret_cast<__half*>(bbase + 512);

@@ -24,6 +24,9 @@ using lanec::runtime::Int8Vec;
 // ---- weights: one device allocation of 177408 bytes, uploaded from the GGUF ----
 // Q8_0 matrices are repacked at load into q8_0_split (kernels/blocks.h), same size.
 struct Weights {
+  const void* output;  // output.weight  q8_0 [512, 64] (q8_0_split)
+  const float* output_norm;  // output_norm.weight  f32 [64]
+  const void* token_embd;  // token_embd.weight  q8_0 [512, 64] (q8_0_split)
   const float* attn_k_bias_l00;  // blk.0.attn_k.bias  f32 [64]
   const void* attn_k_l00;  // blk.0.attn_k.weight  q8_0 [64, 64] (q8_0_split)
   const float* attn_norm_l00;  // blk.0.attn_norm.weight  f32 [64]
@@ -48,40 +51,37 @@ struct Weights {
   const void* ffn_gate_l01;  // blk.1.ffn_gate.weight  q8_0 [128, 64] (q8_0_split)
   const float* ffn_norm_l01;  // blk.1.ffn_norm.weight  f32 [64]
   const void* ffn_up_l01;  // blk.1.ffn_up.weight  q8_0 [128, 64] (q8_0_split)
-  const void* output;  // output.weight  q8_0 [512, 64] (q8_0_split)
-  const float* output_norm;  // output_norm.weight  f32 [64]
-  const void* token_embd;  // token_embd.weight  q8_0 [512, 64] (q8_0_split)
 };
 
 // What the GGUF must hold: name, ggml type, ne (innermost first), bytes, offset here.
 constexpr lanec::runtime::PlannedWeight kPlannedWeights[] = {
-    {"blk.0.attn_k.bias", 0, 1, {64}, 256u, 0u},  // f32
-    {"blk.0.attn_k.weight", 8, 2, {64, 64}, 4352u, 256u},  // q8_0
-    {"blk.0.attn_norm.weight", 0, 1, {64}, 256u, 4608u},  // f32
-    {"blk.0.attn_output.weight", 8, 2, {128, 64}, 8704u, 4864u},  // q8_0
-    {"blk.0.attn_q.bias", 0, 1, {128}, 512u, 13568u},  // f32
-    {"blk.0.attn_q.weight", 8, 2, {64, 128}, 8704u, 14080u},  // q8_0
-    {"blk.0.attn_v.bias", 0, 1, {64}, 256u, 22784u},  // f32
-    {"blk.0.attn_v.weight", 8, 2, {64, 64}, 4352u, 23040u},  // q8_0
-    {"blk.0.ffn_down.weight", 8, 2, {128, 64}, 8704u, 27392u},  // q8_0
-    {"blk.0.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 36096u},  // q8_0
-    {"blk.0.ffn_norm.weight", 0, 1, {64}, 256u, 44800u},  // f32
-    {"blk.0.ffn_up.weight", 8, 2, {64, 128}, 8704u, 45056u},  // q8_0
-    {"blk.1.attn_k.bias", 0, 1, {64}, 256u, 53760u},  // f32
-    {"blk.1.attn_k.weight", 8, 2, {64, 64}, 4352u, 54016u},  // q8_0
-    {"blk.1.attn_norm.weight", 0, 1, {64}, 256u, 58368u},  // f32
-    {"blk.1.attn_output.weight", 8, 2, {128, 64}, 8704u, 58624u},  // q8_0
-    {"blk.1.attn_q.bias", 0, 1, {128}, 512u, 67328u},  // f32
-    {"blk.1.attn_q.weight", 8, 2, {64, 128}, 8704u, 67840u},  // q8_0
-    {"blk.1.attn_v.bias", 0, 1, {64}, 256u, 76544u},  // f32
-    {"blk.1.attn_v.weight", 8, 2, {64, 64}, 4352u, 76800u},  // q8_0
-    {"blk.1.ffn_down.weight", 8, 2, {128, 64}, 8704u, 81152u},  // q8_0
-    {"blk.1.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 89856u},  // q8_0
-    {"blk.1.ffn_norm.weight", 0, 1, {64}, 256u, 98560u},  // f32
-    {"blk.1.ffn_up.weight", 8, 2, {64, 128}, 8704u, 98816u},  // q8_0
-    {"output.weight", 8, 2, {64, 512}, 34816u, 107520u},  // q8_0
-    {"output_norm.weight", 0, 1, {64}, 256u, 142336u},  // f32
-    {"token_embd.weight", 8, 2, {64, 512}, 34816u, 142592u},  // q8_0
+    {"output.weight", 8, 2, {64, 512}, 34816u, 0u},  // q8_0
+    {"output_norm.weight", 0, 1, {64}, 256u, 34816u},  // f32
+    {"token_embd.weight", 8, 2, {64, 512}, 34816u, 35072u},  // q8_0
+    {"blk.0.attn_k.bias", 0, 1, {64}, 256u, 69888u},  // f32
+    {"blk.0.attn_k.weight", 8, 2, {64, 64}, 4352u, 70144u},  // q8_0
+    {"blk.0.attn_norm.weight", 0, 1, {64}, 256u, 74496u},  // f32
+    {"blk.0.attn_output.weight", 8, 2, {128, 64}, 8704u, 74752u},  // q8_0
+    {"blk.0.attn_q.bias", 0, 1, {128}, 512u, 83456u},  // f32
+    {"blk.0.attn_q.weight", 8, 2, {64, 128}, 8704u, 83968u},  // q8_0
+    {"blk.0.attn_v.bias", 0, 1, {64}, 256u, 92672u},  // f32
+    {"blk.0.attn_v.weight", 8, 2, {64, 64}, 4352u, 92928u},  // q8_0
+    {"blk.0.ffn_down.weight", 8, 2, {128, 64}, 8704u, 97280u},  // q8_0
+    {"blk.0.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 105984u},  // q8_0
+    {"blk.0.ffn_norm.weight", 0, 1, {64}, 256u, 114688u},  // f32
+    {"blk.0.ffn_up.weight", 8, 2, {64, 128}, 8704u, 114944u},  // q8_0
+    {"blk.1.attn_k.bias", 0, 1, {64}, 256u, 123648u},  // f32
+    {"blk.1.attn_k.weight", 8, 2, {64, 64}, 4352u, 123904u},  // q8_0
+    {"blk.1.attn_norm.weight", 0, 1, {64}, 256u, 128256u},  // f32
+    {"blk.1.attn_output.weight", 8, 2, {128, 64}, 8704u, 128512u},  // q8_0
+    {"blk.1.attn_q.bias", 0, 1, {128}, 512u, 137216u},  // f32
+    {"blk.1.attn_q.weight", 8, 2, {64, 128}, 8704u, 137728u},  // q8_0
+    {"blk.1.attn_v.bias", 0, 1, {64}, 256u, 146432u},  // f32
+    {"blk.1.attn_v.weight", 8, 2, {64, 64}, 4352u, 146688u},  // q8_0
+    {"blk.1.ffn_down.weight", 8, 2, {128, 64}, 8704u, 151040u},  // q8_0
+    {"blk.1.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 159744u},  // q8_0
+    {"blk.1.ffn_norm.weight", 0, 1, {64}, 256u, 168448u},  // f32
+    {"blk.1.ffn_up.weight", 8, 2, {64, 128}, 8704u, 168704u},  // q8_0
 };
 
 // Model metadata the plan baked in; the program refuses a GGUF whose values differ.
@@ -170,33 +170,33 @@ Buffers b;
 
 // Points the structs' members into the two allocations (offsets fixed by the planner's sizes).
 void carve(uint8_t* wbase, uint8_t* bbase) {
-  w.attn_k_bias_l00 = reinterpret_cast<const float*>(wbase + 0);
-  w.attn_k_l00 = reinterpret_cast<const void*>(wbase + 256);
-  w.attn_norm_l00 = reinterpret_cast<const float*>(wbase + 4608);
-  w.attn_output_l00 = reinterpret_cast<const void*>(wbase + 4864);
-  w.attn_q_bias_l00 = reinterpret_cast<const float*>(wbase + 13568);
-  w.attn_q_l00 = reinterpret_cast<const void*>(wbase + 14080);
-  w.attn_v_bias_l00 = reinterpret_cast<const float*>(wbase + 22784);
-  w.attn_v_l00 = reinterpret_cast<const void*>(wbase + 23040);
-  w.ffn_down_l00 = reinterpret_cast<const void*>(wbase + 27392);
-  w.ffn_gate_l00 = reinterpret_cast<const void*>(wbase + 36096);
-  w.ffn_norm_l00 = reinterpret_cast<const float*>(wbase + 44800);
-  w.ffn_up_l00 = reinterpret_cast<const void*>(wbase + 45056);
-  w.attn_k_bias_l01 = reinterpret_cast<const float*>(wbase + 53760);
-  w.attn_k_l01 = reinterpret_cast<const void*>(wbase + 54016);
-  w.attn_norm_l01 = reinterpret_cast<const float*>(wbase + 58368);
-  w.attn_output_l01 = reinterpret_cast<const void*>(wbase + 58624);
-  w.attn_q_bias_l01 = reinterpret_cast<const float*>(wbase + 67328);
-  w.attn_q_l01 = reinterpret_cast<const void*>(wbase + 67840);
-  w.attn_v_bias_l01 = reinterpret_cast<const float*>(wbase + 76544);
-  w.attn_v_l01 = reinterpret_cast<const void*>(wbase + 76800);
-  w.ffn_down_l01 = reinterpret_cast<const void*>(wbase + 81152);
-  w.ffn_gate_l01 = reinterpret_cast<const void*>(wbase + 89856);
-  w.ffn_norm_l01 = reinterpret_cast<const float*>(wbase + 98560);
-  w.ffn_up_l01 = reinterpret_cast<const void*>(wbase + 98816);
-  w.output = reinterpret_cast<const void*>(wbase + 107520);
-  w.output_norm = reinterpret_cast<const float*>(wbase + 142336);
-  w.token_embd = reinterpret_cast<const void*>(wbase + 142592);
+  w.output = reinterpret_cast<const void*>(wbase + 0);
+  w.output_norm = reinterpret_cast<const float*>(wbase + 34816);
+  w.token_embd = reinterpret_cast<const void*>(wbase + 35072);
+  w.attn_k_bias_l00 = reinterpret_cast<const float*>(wbase + 69888);
+  w.attn_k_l00 = reinterpret_cast<const void*>(wbase + 70144);
+  w.attn_norm_l00 = reinterpret_cast<const float*>(wbase + 74496);
+  w.attn_output_l00 = reinterpret_cast<const void*>(wbase + 74752);
+  w.attn_q_bias_l00 = reinterpret_cast<const float*>(wbase + 83456);
+  w.attn_q_l00 = reinterpret_cast<const void*>(wbase + 83968);
+  w.attn_v_bias_l00 = reinterpret_cast<const float*>(wbase + 92672);
+  w.attn_v_l00 = reinterpret_cast<const void*>(wbase + 92928);
+  w.ffn_down_l00 = reinterpret_cast<const void*>(wbase + 97280);
+  w.ffn_gate_l00 = reinterpret_cast<const void*>(wbase + 105984);
+  w.ffn_norm_l00 = reinterpret_cast<const float*>(wbase + 114688);
+  w.ffn_up_l00 = reinterpret_cast<const void*>(wbase + 114944);
+  w.attn_k_bias_l01 = reinterpret_cast<const float*>(wbase + 123648);
+  w.attn_k_l01 = reinterpret_cast<const void*>(wbase + 123904);
+  w.attn_norm_l01 = reinterpret_cast<const float*>(wbase + 128256);
+  w.attn_output_l01 = reinterpret_cast<const void*>(wbase + 128512);
+  w.attn_q_bias_l01 = reinterpret_cast<const float*>(wbase + 137216);
+  w.attn_q_l01 = reinterpret_cast<const void*>(wbase + 137728);
+  w.attn_v_bias_l01 = reinterpret_cast<const float*>(wbase + 146432);
+  w.attn_v_l01 = reinterpret_cast<const void*>(wbase + 146688);
+  w.ffn_down_l01 = reinterpret_cast<const void*>(wbase + 151040);
+  w.ffn_gate_l01 = reinterpret_cast<const void*>(wbase + 159744);
+  w.ffn_norm_l01 = reinterpret_cast<const float*>(wbase + 168448);
+  w.ffn_up_l01 = reinterpret_cast<const void*>(wbase + 168704);
   b.pos = reinterpret_cast<int*>(bbase + 0);
   b.token = reinterpret_cast<int*>(bbase + 256);
   b.cache_k_l00 = reinterpret_cast<__half*>(bbase + 512);

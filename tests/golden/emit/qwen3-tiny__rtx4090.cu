@@ -24,6 +24,8 @@ using lanec::runtime::Int8Vec;
 // ---- weights: one device allocation of 141568 bytes, uploaded from the GGUF ----
 // Q8_0 matrices are repacked at load into q8_0_split (kernels/blocks.h), same size.
 struct Weights {
+  const float* output_norm;  // output_norm.weight  f32 [64]
+  const void* token_embd;  // token_embd.weight  q8_0 [512, 64] (q8_0_split)
   const void* attn_k_l00;  // blk.0.attn_k.weight  q8_0 [64, 64] (q8_0_split)
   const float* attn_k_norm_l00;  // blk.0.attn_k_norm.weight  f32 [32]
   const float* attn_norm_l00;  // blk.0.attn_norm.weight  f32 [64]
@@ -46,36 +48,34 @@ struct Weights {
   const void* ffn_gate_l01;  // blk.1.ffn_gate.weight  q8_0 [128, 64] (q8_0_split)
   const float* ffn_norm_l01;  // blk.1.ffn_norm.weight  f32 [64]
   const void* ffn_up_l01;  // blk.1.ffn_up.weight  q8_0 [128, 64] (q8_0_split)
-  const float* output_norm;  // output_norm.weight  f32 [64]
-  const void* token_embd;  // token_embd.weight  q8_0 [512, 64] (q8_0_split)
 };
 
 // What the GGUF must hold: name, ggml type, ne (innermost first), bytes, offset here.
 constexpr lanec::runtime::PlannedWeight kPlannedWeights[] = {
-    {"blk.0.attn_k.weight", 8, 2, {64, 64}, 4352u, 0u},  // q8_0
-    {"blk.0.attn_k_norm.weight", 0, 1, {32}, 128u, 4352u},  // f32
-    {"blk.0.attn_norm.weight", 0, 1, {64}, 256u, 4608u},  // f32
-    {"blk.0.attn_output.weight", 8, 2, {128, 64}, 8704u, 4864u},  // q8_0
-    {"blk.0.attn_q.weight", 8, 2, {64, 128}, 8704u, 13568u},  // q8_0
-    {"blk.0.attn_q_norm.weight", 0, 1, {32}, 128u, 22272u},  // f32
-    {"blk.0.attn_v.weight", 8, 2, {64, 64}, 4352u, 22528u},  // q8_0
-    {"blk.0.ffn_down.weight", 8, 2, {128, 64}, 8704u, 26880u},  // q8_0
-    {"blk.0.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 35584u},  // q8_0
-    {"blk.0.ffn_norm.weight", 0, 1, {64}, 256u, 44288u},  // f32
-    {"blk.0.ffn_up.weight", 8, 2, {64, 128}, 8704u, 44544u},  // q8_0
-    {"blk.1.attn_k.weight", 8, 2, {64, 64}, 4352u, 53248u},  // q8_0
-    {"blk.1.attn_k_norm.weight", 0, 1, {32}, 128u, 57600u},  // f32
-    {"blk.1.attn_norm.weight", 0, 1, {64}, 256u, 57856u},  // f32
-    {"blk.1.attn_output.weight", 8, 2, {128, 64}, 8704u, 58112u},  // q8_0
-    {"blk.1.attn_q.weight", 8, 2, {64, 128}, 8704u, 66816u},  // q8_0
-    {"blk.1.attn_q_norm.weight", 0, 1, {32}, 128u, 75520u},  // f32
-    {"blk.1.attn_v.weight", 8, 2, {64, 64}, 4352u, 75776u},  // q8_0
-    {"blk.1.ffn_down.weight", 8, 2, {128, 64}, 8704u, 80128u},  // q8_0
-    {"blk.1.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 88832u},  // q8_0
-    {"blk.1.ffn_norm.weight", 0, 1, {64}, 256u, 97536u},  // f32
-    {"blk.1.ffn_up.weight", 8, 2, {64, 128}, 8704u, 97792u},  // q8_0
-    {"output_norm.weight", 0, 1, {64}, 256u, 106496u},  // f32
-    {"token_embd.weight", 8, 2, {64, 512}, 34816u, 106752u},  // q8_0
+    {"output_norm.weight", 0, 1, {64}, 256u, 0u},  // f32
+    {"token_embd.weight", 8, 2, {64, 512}, 34816u, 256u},  // q8_0
+    {"blk.0.attn_k.weight", 8, 2, {64, 64}, 4352u, 35072u},  // q8_0
+    {"blk.0.attn_k_norm.weight", 0, 1, {32}, 128u, 39424u},  // f32
+    {"blk.0.attn_norm.weight", 0, 1, {64}, 256u, 39680u},  // f32
+    {"blk.0.attn_output.weight", 8, 2, {128, 64}, 8704u, 39936u},  // q8_0
+    {"blk.0.attn_q.weight", 8, 2, {64, 128}, 8704u, 48640u},  // q8_0
+    {"blk.0.attn_q_norm.weight", 0, 1, {32}, 128u, 57344u},  // f32
+    {"blk.0.attn_v.weight", 8, 2, {64, 64}, 4352u, 57600u},  // q8_0
+    {"blk.0.ffn_down.weight", 8, 2, {128, 64}, 8704u, 61952u},  // q8_0
+    {"blk.0.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 70656u},  // q8_0
+    {"blk.0.ffn_norm.weight", 0, 1, {64}, 256u, 79360u},  // f32
+    {"blk.0.ffn_up.weight", 8, 2, {64, 128}, 8704u, 79616u},  // q8_0
+    {"blk.1.attn_k.weight", 8, 2, {64, 64}, 4352u, 88320u},  // q8_0
+    {"blk.1.attn_k_norm.weight", 0, 1, {32}, 128u, 92672u},  // f32
+    {"blk.1.attn_norm.weight", 0, 1, {64}, 256u, 92928u},  // f32
+    {"blk.1.attn_output.weight", 8, 2, {128, 64}, 8704u, 93184u},  // q8_0
+    {"blk.1.attn_q.weight", 8, 2, {64, 128}, 8704u, 101888u},  // q8_0
+    {"blk.1.attn_q_norm.weight", 0, 1, {32}, 128u, 110592u},  // f32
+    {"blk.1.attn_v.weight", 8, 2, {64, 64}, 4352u, 110848u},  // q8_0
+    {"blk.1.ffn_down.weight", 8, 2, {128, 64}, 8704u, 115200u},  // q8_0
+    {"blk.1.ffn_gate.weight", 8, 2, {64, 128}, 8704u, 123904u},  // q8_0
+    {"blk.1.ffn_norm.weight", 0, 1, {64}, 256u, 132608u},  // f32
+    {"blk.1.ffn_up.weight", 8, 2, {64, 128}, 8704u, 132864u},  // q8_0
 };
 
 // Model metadata the plan baked in; the program refuses a GGUF whose values differ.
@@ -158,30 +158,30 @@ Buffers b;
 
 // Points the structs' members into the two allocations (offsets fixed by the planner's sizes).
 void carve(uint8_t* wbase, uint8_t* bbase) {
-  w.attn_k_l00 = reinterpret_cast<const void*>(wbase + 0);
-  w.attn_k_norm_l00 = reinterpret_cast<const float*>(wbase + 4352);
-  w.attn_norm_l00 = reinterpret_cast<const float*>(wbase + 4608);
-  w.attn_output_l00 = reinterpret_cast<const void*>(wbase + 4864);
-  w.attn_q_l00 = reinterpret_cast<const void*>(wbase + 13568);
-  w.attn_q_norm_l00 = reinterpret_cast<const float*>(wbase + 22272);
-  w.attn_v_l00 = reinterpret_cast<const void*>(wbase + 22528);
-  w.ffn_down_l00 = reinterpret_cast<const void*>(wbase + 26880);
-  w.ffn_gate_l00 = reinterpret_cast<const void*>(wbase + 35584);
-  w.ffn_norm_l00 = reinterpret_cast<const float*>(wbase + 44288);
-  w.ffn_up_l00 = reinterpret_cast<const void*>(wbase + 44544);
-  w.attn_k_l01 = reinterpret_cast<const void*>(wbase + 53248);
-  w.attn_k_norm_l01 = reinterpret_cast<const float*>(wbase + 57600);
-  w.attn_norm_l01 = reinterpret_cast<const float*>(wbase + 57856);
-  w.attn_output_l01 = reinterpret_cast<const void*>(wbase + 58112);
-  w.attn_q_l01 = reinterpret_cast<const void*>(wbase + 66816);
-  w.attn_q_norm_l01 = reinterpret_cast<const float*>(wbase + 75520);
-  w.attn_v_l01 = reinterpret_cast<const void*>(wbase + 75776);
-  w.ffn_down_l01 = reinterpret_cast<const void*>(wbase + 80128);
-  w.ffn_gate_l01 = reinterpret_cast<const void*>(wbase + 88832);
-  w.ffn_norm_l01 = reinterpret_cast<const float*>(wbase + 97536);
-  w.ffn_up_l01 = reinterpret_cast<const void*>(wbase + 97792);
-  w.output_norm = reinterpret_cast<const float*>(wbase + 106496);
-  w.token_embd = reinterpret_cast<const void*>(wbase + 106752);
+  w.output_norm = reinterpret_cast<const float*>(wbase + 0);
+  w.token_embd = reinterpret_cast<const void*>(wbase + 256);
+  w.attn_k_l00 = reinterpret_cast<const void*>(wbase + 35072);
+  w.attn_k_norm_l00 = reinterpret_cast<const float*>(wbase + 39424);
+  w.attn_norm_l00 = reinterpret_cast<const float*>(wbase + 39680);
+  w.attn_output_l00 = reinterpret_cast<const void*>(wbase + 39936);
+  w.attn_q_l00 = reinterpret_cast<const void*>(wbase + 48640);
+  w.attn_q_norm_l00 = reinterpret_cast<const float*>(wbase + 57344);
+  w.attn_v_l00 = reinterpret_cast<const void*>(wbase + 57600);
+  w.ffn_down_l00 = reinterpret_cast<const void*>(wbase + 61952);
+  w.ffn_gate_l00 = reinterpret_cast<const void*>(wbase + 70656);
+  w.ffn_norm_l00 = reinterpret_cast<const float*>(wbase + 79360);
+  w.ffn_up_l00 = reinterpret_cast<const void*>(wbase + 79616);
+  w.attn_k_l01 = reinterpret_cast<const void*>(wbase + 88320);
+  w.attn_k_norm_l01 = reinterpret_cast<const float*>(wbase + 92672);
+  w.attn_norm_l01 = reinterpret_cast<const float*>(wbase + 92928);
+  w.attn_output_l01 = reinterpret_cast<const void*>(wbase + 93184);
+  w.attn_q_l01 = reinterpret_cast<const void*>(wbase + 101888);
+  w.attn_q_norm_l01 = reinterpret_cast<const float*>(wbase + 110592);
+  w.attn_v_l01 = reinterpret_cast<const void*>(wbase + 110848);
+  w.ffn_down_l01 = reinterpret_cast<const void*>(wbase + 115200);
+  w.ffn_gate_l01 = reinterpret_cast<const void*>(wbase + 123904);
+  w.ffn_norm_l01 = reinterpret_cast<const float*>(wbase + 132608);
+  w.ffn_up_l01 = reinterpret_cast<const void*>(wbase + 132864);
   b.pos = reinterpret_cast<int*>(bbase + 0);
   b.token = reinterpret_cast<int*>(bbase + 256);
   b.cache_k_l00 = reinterpret_cast<__half*>(bbase + 512);
