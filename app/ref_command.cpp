@@ -1,6 +1,7 @@
 // lanec ref MODEL (--tokens "ID ..." | -p TEXT) [-n N] [--logits FILE]: greedy
 // decoding with the CPU reference executor (docs/reference.md). Prints the
-// prompt and generated ids on stdout; timing goes to the log (stderr).
+// prompt and generated ids, and the generated text when the model has a
+// vocabulary, on stdout; timing goes to the log (stderr).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +18,8 @@
 #include "lib/ref/generate.h"
 #include "lib/ref/npy.h"
 #include "lib/ref/weights.h"
+#include "lib/tokenizer/gguf_vocab.h"
+#include "lib/tokenizer/tokenizer.h"
 
 namespace lanec::app {
 namespace {
@@ -67,13 +70,18 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 void run_ref(const RefArgs& args) {
   if (args.prompt.empty() == args.tokens.empty())
     throw Error("ref: expected exactly one of -p TEXT or --tokens \"ID ...\"");
-  if (!args.prompt.empty())
-    throw Error("ref: -p needs the tokenizer, which this build does not have yet; use --tokens");
-  const std::vector<int32_t> prompt = parse_token_ids(args.tokens);
   if (args.n_generate < 1)
     throw Error("-n: expected at least 1 token to generate, got " + std::to_string(args.n_generate));
 
   GgufFile gguf = GgufFile::open(args.model);
+  // The tokenizer is needed for -p; with --tokens it only renders the text,
+  // and a model without a vocabulary prints ids alone.
+  std::optional<Tokenizer> tokenizer;
+  if (!args.prompt.empty() || gguf.has("tokenizer.ggml.model"))
+    tokenizer.emplace(Tokenizer::from_vocab(load_vocab(gguf)));
+  const std::vector<int32_t> prompt =
+      args.prompt.empty() ? parse_token_ids(args.tokens) : tokenizer->encode(args.prompt);
+  if (prompt.empty()) throw Error("-p: the prompt encodes to no tokens");
   // The cache needs only the positions this run executes, not the model's
   // whole context (40k+ rows of every layer's K and V).
   const int64_t positions = static_cast<int64_t>(prompt.size()) + args.n_generate - 1;
@@ -109,6 +117,10 @@ void run_ref(const RefArgs& args) {
 
   std::printf("prompt: %s\n", join_ids(prompt).c_str());
   std::printf("generated: %s\n", join_ids(result.generated).c_str());
+  if (tokenizer) {
+    const std::string text = tokenizer->decode(result.generated);
+    std::printf("text: %s\n", text.c_str());
+  }
 }
 
 const RegisterCommand registration(40, "ref", [](CLI::App& root) {

@@ -20,11 +20,12 @@ class RowsAWarpRule : public FusionRule {
 
 }  // namespace
 
-RowsAWarpChoice choose_rows_a_warp(int64_t rows, int sms) {
+RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, bool dequant, int sms) {
+  if (format != GgmlType::Q8_0 || !dequant)
+    return {1, std::string("measured fastest at 1 row a warp for ") + ggml_type_name(format) +
+                   " weights with " + (dequant ? "f32" : "int8") + " activations"};
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
-  for (int per_warp : {4, 2})
-    if (rows / per_warp >= wanted) return {per_warp, std::nullopt};
-  (void)rows;
+  if (rows / 2 >= wanted) return {2, std::nullopt};
   return {1, "too few rows: at 2 rows a warp fewer than " + std::to_string(kGemvWarpsPerSm) +
                  " warps would run on each of the " + std::to_string(sms) + " SMs"};
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "lib/gguf/ggml_types.h"
 #include "rules/rule.h"
 
 namespace lanec {
@@ -27,12 +28,13 @@ namespace lanec {
 constexpr int64_t kGemvWarpsPerSm = 8;
 
 // The rows a warp for a GEMV launch of `rows` output rows (per part summed;
-// the gate rows for a SwiGLU pair) on a chip with `sms` SMs: 4, 2, or 1 with
-// the reason it declined.
+// the gate rows for a SwiGLU pair) over `format` weights with f32 (`dequant`
+// true) or int8 activations, on a chip with `sms` SMs: 2, or 1 with the
+// reason it declined.
 struct RowsAWarpChoice {
   int rows_per_warp = 1;
   std::optional<std::string> declined;
 };
-RowsAWarpChoice choose_rows_a_warp(int64_t rows, int sms);
+RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, bool dequant, int sms);
 
 }  // namespace lanec

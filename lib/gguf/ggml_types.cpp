@@ -97,12 +97,15 @@ std::optional<uint64_t> ggml_row_bytes(GgmlType type, uint64_t elems) {
 
 std::optional<uint64_t> ggml_tensor_bytes(GgmlType type, const std::vector<uint64_t>& ne) {
   if (ne.empty()) return std::nullopt;
-  // ggml counts elements in int64_t, so a count past INT64_MAX is an overflow too.
+  // ggml counts elements in int64_t, so a count past INT64_MAX is an overflow
+  // too. Zero dims are skipped in this check so that a shape like
+  // [0, 2^62, 2^62] is still rejected: its row count would overflow.
   constexpr uint64_t kMaxElements = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  uint64_t elements = 1;
+  uint64_t nonzero_product = 1;
   for (uint64_t n : ne) {
-    if (n != 0 && elements > kMaxElements / n) return std::nullopt;
-    elements *= n;
+    if (n == 0) continue;
+    if (nonzero_product > kMaxElements / n) return std::nullopt;
+    nonzero_product *= n;
   }
   const std::optional<uint64_t> row = ggml_row_bytes(type, ne[0]);
   if (!row) return std::nullopt;

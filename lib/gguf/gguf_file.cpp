@@ -124,7 +124,7 @@ class GgufCursor {
   }
   [[noreturn]] void fail(const std::string& what) const { fail_at(pos_, what); }
 
- template <typename What>
+  template <typename What>
   void need(uint64_t n, const What& what) const {
     if (n > left()) {
       fail("file ends inside " + describe(what) + ": it needs " + plural(n, "byte") + ", " +
@@ -141,7 +141,7 @@ class GgufCursor {
     return value;
   }
 
- template <typename What>
+  template <typename What>
   std::string read_string(const What& what, uint64_t max_bytes) {
     const uint64_t at = pos_;
     const uint64_t length = read<uint64_t>([&] { return describe(what) + " length"; });
@@ -166,8 +166,6 @@ class GgufCursor {
     }
   }
 
-  void seek(uint64_t pos) { pos_ = pos; }
-
  private:
   const uint8_t* bytes_;
   uint64_t size_;
@@ -177,7 +175,7 @@ class GgufCursor {
 
 class GgufParser {
  public:
-  GgufParser(GgufFile& file) : file_(file), in_(file.bytes_, file.size_, file.path_) {}
+  explicit GgufParser(GgufFile& file) : file_(file), in_(file.bytes_, file.size_, file.path_) {}
 
   void parse() {
     parse_header();

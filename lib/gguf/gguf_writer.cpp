@@ -99,7 +99,9 @@ void check_value(const GgufValue& value, const std::string& key, bool in_array) 
   }
 }
 
-uint64_t align_up(uint64_t n, uint64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+uint64_t align_up(uint64_t n, uint64_t alignment) {
+  return (n + alignment - 1) / alignment * alignment;
+}
 
 struct Layout {
   std::vector<uint8_t> header;  // everything before the data section
@@ -116,11 +118,9 @@ struct Chunk {
   uint64_t bytes = 0;
 };
 
-}  // namespace
-
 // The alignment a general.alignment value asks for: like the reader, any
 // integer type holding a power of two that fits in u32.
-static uint32_t alignment_from(const GgufValue& value) {
+uint32_t alignment_from(const GgufValue& value) {
   auto from_signed = [](int64_t v) { return v < 0 ? uint64_t{0} : static_cast<uint64_t>(v); };
   uint64_t n = 0;  // a negative value becomes 0, which is rejected below
   switch (value.type) {
@@ -142,30 +142,6 @@ static uint32_t alignment_from(const GgufValue& value) {
   }
   return static_cast<uint32_t>(n);
 }
-
-GgufWriter::GgufWriter(uint32_t version) : version_(version) {
-  if (version != 2 && version != 3) {
-    throw Error("gguf writer: version " + std::to_string(version) + " is not 2 or 3");
-  }
-}
-
-void GgufWriter::set_alignment(uint32_t alignment) {
-  set("general.alignment", GgufValue::u32(alignment));
-}
-
-void GgufWriter::set(const std::string& key, GgufValue value) {
-  check_value(value, key, false);
-  if (key == "general.alignment") alignment_ = alignment_from(value);
-  for (auto& entry : metadata_) {
-    if (entry.first == key) {
-      entry.second = std::move(value);
-      return;
-    }
-  }
-  metadata_.emplace_back(key, std::move(value));
-}
-
-namespace {
 
 uint64_t checked_tensor_bytes(const std::string& name, const std::vector<uint64_t>& ne,
                               GgmlType type) {
@@ -190,43 +166,14 @@ uint64_t checked_tensor_bytes(const std::string& name, const std::vector<uint64_
   return *bytes;
 }
 
-}  // namespace
-
-void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, GgmlType type,
-                            std::vector<uint8_t> bytes) {
-  const uint64_t n_bytes = checked_tensor_bytes(name, ne, type);
-  if (bytes.size() != n_bytes) {
-    throw Error("gguf writer: tensor '" + name + "' needs " + std::to_string(n_bytes) +
-                " bytes, got a buffer of " + std::to_string(bytes.size()));
-  }
-  for (const PendingTensor& t : tensors_) {
-    if (t.name == name) throw Error("gguf writer: duplicate tensor name '" + name + "'");
-  }
-  tensors_.push_back(PendingTensor{name, std::move(ne), type, std::move(bytes), {}});
-}
-
-void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, GgmlType type,
-                            TensorFill fill) {
-  checked_tensor_bytes(name, ne, type);
-  if (!fill) throw Error("gguf writer: tensor '" + name + "' has an empty fill function");
-  for (const PendingTensor& t : tensors_) {
-    if (t.name == name) throw Error("gguf writer: duplicate tensor name '" + name + "'");
-  }
-  tensors_.push_back(PendingTensor{name, std::move(ne), type, {}, std::move(fill)});
-}
-
-namespace {
-
 struct TensorGeometry {
   uint64_t rows = 1;
   uint64_t row_bytes = 0;
   uint64_t bytes = 0;
 };
 
-}  // namespace
-
 // Serializes header, metadata and tensor infos, and places every tensor.
-static Layout compute_layout(uint32_t version, uint32_t alignment,
+Layout compute_layout(uint32_t version, uint32_t alignment,
                              const std::vector<std::pair<std::string, GgufValue>>& metadata,
                              const std::vector<std::string>& names,
                              const std::vector<std::vector<uint64_t>>& shapes,
@@ -257,8 +204,6 @@ static Layout compute_layout(uint32_t version, uint32_t alignment,
   layout.total_size = layout.data_offset + offset;
   return layout;
 }
-
-namespace {
 
 // Fills every tensor's bytes at base + data_offset + tensor offset.
 void fill_tensors(uint8_t* data, const std::vector<uint64_t>& offsets,
@@ -348,10 +293,6 @@ struct OutputFile {
 
 std::string errno_text() { return std::strerror(errno); }
 
-}  // namespace
-
-namespace {
-
 struct Prepared {
   Layout layout;
   std::vector<TensorGeometry> geometry;
@@ -359,41 +300,83 @@ struct Prepared {
   std::vector<const TensorFill*> fills;
 };
 
-}  // namespace
-
-// Gathers the layout and per-tensor sources of a writer (shared by write and to_bytes).
-static Prepared prepare(uint32_t version, uint32_t alignment,
-                        const std::vector<std::pair<std::string, GgufValue>>& metadata,
-                        const std::vector<std::string>& names,
-                        const std::vector<std::vector<uint64_t>>& shapes,
-                        const std::vector<GgmlType>& types) {
+// Lays out a writer's metadata and tensors and collects each tensor's source
+// (a buffer or a fill callback). Shared by write() and to_bytes(); a template
+// only so that it can take GgufWriter's private tensor list.
+template <typename PendingTensors>
+Prepared prepare(uint32_t version, uint32_t alignment,
+                 const std::vector<std::pair<std::string, GgufValue>>& metadata,
+                 const PendingTensors& tensors) {
   Prepared p;
-  for (size_t i = 0; i < names.size(); ++i) {
+  std::vector<std::string> names;
+  std::vector<std::vector<uint64_t>> shapes;
+  std::vector<GgmlType> types;
+  for (const auto& t : tensors) {
+    names.push_back(t.name);
+    shapes.push_back(t.ne);
+    types.push_back(t.type);
     TensorGeometry g;
-    g.bytes = *ggml_tensor_bytes(types[i], shapes[i]);
-    g.row_bytes = *ggml_row_bytes(types[i], shapes[i][0]);
-    for (size_t d = 1; d < shapes[i].size(); ++d) g.rows *= shapes[i][d];
+    g.bytes = *ggml_tensor_bytes(t.type, t.ne);  // checked by add_tensor
+    g.row_bytes = *ggml_row_bytes(t.type, t.ne[0]);
+    for (size_t d = 1; d < t.ne.size(); ++d) g.rows *= t.ne[d];
     p.geometry.push_back(g);
+    p.buffers.push_back(t.fill ? nullptr : &t.bytes);
+    p.fills.push_back(t.fill ? &t.fill : nullptr);
   }
   p.layout = compute_layout(version, alignment, metadata, names, shapes, types, p.geometry);
   return p;
 }
 
+}  // namespace
+
+GgufWriter::GgufWriter(uint32_t version) : version_(version) {
+  if (version != 2 && version != 3) {
+    throw Error("gguf writer: version " + std::to_string(version) + " is not 2 or 3");
+  }
+}
+
+void GgufWriter::set_alignment(uint32_t alignment) {
+  set("general.alignment", GgufValue::u32(alignment));
+}
+
+void GgufWriter::set(const std::string& key, GgufValue value) {
+  check_value(value, key, false);
+  if (key == "general.alignment") alignment_ = alignment_from(value);
+  for (auto& entry : metadata_) {
+    if (entry.first == key) {
+      entry.second = std::move(value);
+      return;
+    }
+  }
+  metadata_.emplace_back(key, std::move(value));
+}
+
+void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, GgmlType type,
+                            std::vector<uint8_t> bytes) {
+  const uint64_t n_bytes = checked_tensor_bytes(name, ne, type);
+  if (bytes.size() != n_bytes) {
+    throw Error("gguf writer: tensor '" + name + "' needs " + std::to_string(n_bytes) +
+                " bytes, got a buffer of " + std::to_string(bytes.size()));
+  }
+  for (const PendingTensor& t : tensors_) {
+    if (t.name == name) throw Error("gguf writer: duplicate tensor name '" + name + "'");
+  }
+  tensors_.push_back(PendingTensor{name, std::move(ne), type, std::move(bytes), {}});
+}
+
+void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, GgmlType type,
+                            TensorFill fill) {
+  checked_tensor_bytes(name, ne, type);
+  if (!fill) throw Error("gguf writer: tensor '" + name + "' has an empty fill function");
+  for (const PendingTensor& t : tensors_) {
+    if (t.name == name) throw Error("gguf writer: duplicate tensor name '" + name + "'");
+  }
+  tensors_.push_back(PendingTensor{name, std::move(ne), type, {}, std::move(fill)});
+}
+
 void GgufWriter::write(const std::string& path, unsigned threads,
                        const std::function<void(uint64_t, uint64_t)>& progress) const {
-  std::vector<std::string> names;
-  std::vector<std::vector<uint64_t>> shapes;
-  std::vector<GgmlType> types;
-  for (const PendingTensor& t : tensors_) {
-    names.push_back(t.name);
-    shapes.push_back(t.ne);
-    types.push_back(t.type);
-  }
-  Prepared p = prepare(version_, alignment_, metadata_, names, shapes, types);
-  for (const PendingTensor& t : tensors_) {
-    p.buffers.push_back(t.fill ? nullptr : &t.bytes);
-    p.fills.push_back(t.fill ? &t.fill : nullptr);
-  }
+  const Prepared p = prepare(version_, alignment_, metadata_, tensors_);
   if (p.layout.total_size > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
     throw Error(path + ": the file would be " + std::to_string(p.layout.total_size) +
                 " bytes, too large to create");
@@ -434,19 +417,7 @@ void GgufWriter::write(const std::string& path, unsigned threads,
 }
 
 std::vector<uint8_t> GgufWriter::to_bytes() const {
-  std::vector<std::string> names;
-  std::vector<std::vector<uint64_t>> shapes;
-  std::vector<GgmlType> types;
-  for (const PendingTensor& t : tensors_) {
-    names.push_back(t.name);
-    shapes.push_back(t.ne);
-    types.push_back(t.type);
-  }
-  Prepared p = prepare(version_, alignment_, metadata_, names, shapes, types);
-  for (const PendingTensor& t : tensors_) {
-    p.buffers.push_back(t.fill ? nullptr : &t.bytes);
-    p.fills.push_back(t.fill ? &t.fill : nullptr);
-  }
+  const Prepared p = prepare(version_, alignment_, metadata_, tensors_);
   std::vector<uint8_t> out(static_cast<size_t>(p.layout.total_size), 0);
   std::memcpy(out.data(), p.layout.header.data(), p.layout.header.size());
   fill_tensors(out.data() + p.layout.data_offset, p.layout.tensor_offsets, p.geometry, p.buffers,

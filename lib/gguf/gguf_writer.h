@@ -23,14 +23,24 @@ class GgufWriter {
  public:
   explicit GgufWriter(uint32_t version = 3);
 
-  void set_alignment(uint32_t alignment);  // power of two; also written as general.alignment
-  // Sets or replaces a key (file order = first insertion order).
+  // Power of two; also written as general.alignment (u32). Without a call the
+  // alignment is GGUF's default 32 and the key is not written. Setting the key
+  // general.alignment directly (any integer type) has the same effect.
+  void set_alignment(uint32_t alignment);
+  // Sets or replaces a key (file order = first insertion order). Throws
+  // lanec::Error for a value the reader would reject (an array of arrays, an
+  // item whose type differs from the array's element type).
   void set(const std::string& key, GgufValue value);
   void add_tensor(const std::string& name, std::vector<uint64_t> ne, GgmlType type,
                   std::vector<uint8_t> bytes);
   void add_tensor(const std::string& name, std::vector<uint64_t> ne, GgmlType type, TensorFill fill);
 
-  // Writes the file. `threads` = 0 uses the hardware concurrency.
+  // Both add_tensor overloads throw lanec::Error for a bad shape (1 to 4 dims,
+  // ne[0] a multiple of the block size), a buffer of the wrong size, a
+  // duplicate or over-long name.
+
+  // Writes the file: sized with ftruncate, mapped writable, tensors filled in
+  // parallel on row chunks. `threads` = 0 uses the hardware concurrency.
   // `progress(done_bytes, total_bytes)` is called from one thread, may be empty.
   void write(const std::string& path, unsigned threads = 0,
              const std::function<void(uint64_t, uint64_t)>& progress = {}) const;

@@ -67,6 +67,91 @@ TensorId GraphBuilder::apply_like(OpKind kind, const std::string& out_name,
   return apply(kind, out_name, std::move(shape), std::move(inputs), std::move(attrs));
 }
 
+TensorId GraphBuilder::rms_norm(const std::string& name, TensorId x, TensorId weight,
+                                double eps) {
+  return apply_like(OpKind::rms_norm, name, {x, weight}, {{"eps", eps}});
+}
+
+TensorId GraphBuilder::head_rms_norm(const std::string& name, TensorId x, TensorId weight,
+                                     double eps) {
+  return apply_like(OpKind::head_rms_norm, name, {x, weight}, {{"eps", eps}});
+}
+
+TensorId GraphBuilder::matmul(const std::string& name, TensorId x, TensorId w,
+                              std::vector<int64_t> out_shape) {
+  const std::vector<int64_t>& w_shape = graph_.tensor(w).shape;
+  if (out_shape.empty()) out_shape = {w_shape.size() == 2 ? w_shape.front() : 1};
+  return apply(OpKind::matmul, name, std::move(out_shape), {x, w});
+}
+
+TensorId GraphBuilder::add(const std::string& name, TensorId a, TensorId b) {
+  return apply_like(OpKind::add, name, {a, b});
+}
+
+TensorId GraphBuilder::mul(const std::string& name, TensorId a, TensorId b) {
+  return apply_like(OpKind::mul, name, {a, b});
+}
+
+TensorId GraphBuilder::scale(const std::string& name, TensorId x, double factor) {
+  return apply_like(OpKind::scale, name, {x}, {{"scale", factor}});
+}
+
+TensorId GraphBuilder::unary(OpKind kind, const std::string& name, TensorId x) {
+  return apply_like(kind, name, {x});
+}
+
+TensorId GraphBuilder::rope(const std::string& name, TensorId x, TensorId pos,
+                            const RopeSpec& spec) {
+  Attrs attrs = spec.yarn;
+  attrs["mode"] = spec.mode;
+  attrs["n_rot"] = spec.n_rot;
+  attrs["freq_base"] = spec.freq_base;
+  if (spec.freq_scale) attrs["freq_scale"] = *spec.freq_scale;
+  std::vector<TensorId> inputs{x, pos};
+  if (spec.freq_factors) inputs.push_back(*spec.freq_factors);
+  return apply_like(OpKind::rope, name, std::move(inputs), std::move(attrs));
+}
+
+void GraphBuilder::kv_write(TensorId cache, TensorId src, TensorId pos) {
+  op(OpKind::kv_write, {src, pos}, {cache});
+}
+
+TensorId GraphBuilder::attention(const std::string& name, TensorId q, TensorId k_cache,
+                                 TensorId v_cache, TensorId pos, double scale_factor,
+                                 int64_t window, std::optional<TensorId> sinks) {
+  Attrs attrs{{"scale", scale_factor}};
+  if (window != 0) attrs["window"] = window;
+  std::vector<TensorId> inputs{q, k_cache, v_cache, pos};
+  if (sinks) inputs.push_back(*sinks);
+  std::vector<int64_t> shape{graph_.tensor(q).shape.front(), graph_.tensor(v_cache).cols()};
+  return apply(OpKind::attention, name, std::move(shape), std::move(inputs), std::move(attrs));
+}
+
+std::pair<TensorId, TensorId> GraphBuilder::moe_route(const std::string& ids_name,
+                                                      const std::string& weights_name,
+                                                      TensorId logits, int64_t k,
+                                                      const std::string& gating, bool normalize) {
+  TensorId ids = activation(ids_name, {k}, GgmlType::I32);
+  TensorId weights = activation(weights_name, {k});
+  op(OpKind::moe_route, {logits}, {ids, weights},
+     {{"k", k}, {"gating", gating}, {"normalize", int64_t{normalize ? 1 : 0}}});
+  return {ids, weights};
+}
+
+TensorId GraphBuilder::reshape(const std::string& name, TensorId x, std::vector<int64_t> shape) {
+  return apply(OpKind::reshape, name, std::move(shape), {x}, {}, graph_.tensor(x).type);
+}
+
+TensorId GraphBuilder::slice(const std::string& name, TensorId x, int64_t offset, int64_t width) {
+  std::vector<int64_t> shape = graph_.tensor(x).shape;
+  shape.back() = width;
+  return apply(OpKind::slice, name, std::move(shape), {x}, {{"offset", offset}});
+}
+
+TensorId GraphBuilder::argmax(const std::string& name, TensorId x) {
+  return apply(OpKind::argmax, name, {1}, {x}, {}, GgmlType::I32);
+}
+
 Graph GraphBuilder::finish() {
   verify_graph(graph_);
   return graph_;

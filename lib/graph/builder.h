@@ -11,7 +11,9 @@
 //   Graph g = b.finish();
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/graph/graph.h"
@@ -42,6 +44,41 @@ class GraphBuilder {
   // As apply, with the output shaped like inputs[0] (f32).
   TensorId apply_like(OpKind kind, const std::string& out_name, std::vector<TensorId> inputs,
                       Attrs attrs = {});
+
+  // Typed helpers for the common kinds (docs/ir.md gives their semantics).
+  // Each declares the f32 output activation `name` and appends the op.
+  TensorId rms_norm(const std::string& name, TensorId x, TensorId weight, double eps);
+  TensorId head_rms_norm(const std::string& name, TensorId x, TensorId weight, double eps);
+  // out_shape defaults to [rows of w].
+  TensorId matmul(const std::string& name, TensorId x, TensorId w,
+                  std::vector<int64_t> out_shape = {});
+  TensorId add(const std::string& name, TensorId a, TensorId b);
+  TensorId mul(const std::string& name, TensorId a, TensorId b);
+  TensorId scale(const std::string& name, TensorId x, double factor);
+  // silu, gelu, sigmoid, softplus, exp, softmax.
+  TensorId unary(OpKind kind, const std::string& name, TensorId x);
+  struct RopeSpec {
+    std::string mode = "norm";  // "norm" (adjacent pairs) or "neox" (halves)
+    int64_t n_rot = 0;
+    double freq_base = 10000.0;
+    std::optional<double> freq_scale;       // omitted = 1
+    std::optional<TensorId> freq_factors;   // rope_freqs.weight
+    Attrs yarn;                             // ext_factor, attn_factor, beta_fast, ...
+  };
+  TensorId rope(const std::string& name, TensorId x, TensorId pos, const RopeSpec& spec);
+  void kv_write(TensorId cache, TensorId src, TensorId pos);
+  // window 0 = unlimited (no attribute); sinks optional.
+  TensorId attention(const std::string& name, TensorId q, TensorId k_cache, TensorId v_cache,
+                     TensorId pos, double scale, int64_t window = 0,
+                     std::optional<TensorId> sinks = std::nullopt);
+  // Returns {ids, weights}.
+  std::pair<TensorId, TensorId> moe_route(const std::string& ids_name,
+                                          const std::string& weights_name, TensorId logits,
+                                          int64_t k, const std::string& gating, bool normalize);
+  TensorId reshape(const std::string& name, TensorId x, std::vector<int64_t> shape);
+  // Columns [offset, offset + width) of x's last dim.
+  TensorId slice(const std::string& name, TensorId x, int64_t offset, int64_t width);
+  TensorId argmax(const std::string& name, TensorId x);
 
   void output(TensorId id) { graph_.add_output(id); }
   void set_metadata(const std::string& key, AttrValue value) {

@@ -275,11 +275,14 @@ void check_matmul(const OpChecker& c) {
   c.attrs({});
   c.in_type(0, "x", {kF32});
   c.in_role(1, "weight", Role::constant);
-  c.in_rank(1, "weight", 2, 2);
+  // A rank-1 weight [n_in] is one output row (a dot product: qwen3next's
+  // shared-expert gate is stored that way).
+  c.in_rank(1, "weight", 1, 2);
   const Shape& w = c.in(1).shape;
-  c.in_numel(0, "x", w[1]);
+  int64_t n_out = w.size() == 2 ? w[0] : 1;
+  c.in_numel(0, "x", w.back());
   c.out_type(0, "y", {kF32});
-  c.out_numel(0, "y", w[0]);
+  c.out_numel(0, "y", n_out);
 }
 
 void check_rope(const OpChecker& c) {

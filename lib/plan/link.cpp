@@ -217,7 +217,7 @@ class Linker {
                              std::to_string(w.cols()));
       GemvPart part;
       part.weight = w.name;
-      part.rows = w.shape[0];
+      part.rows = w.numel() / w.cols();  // a rank-1 weight is one row
       part.y = name(mm.outputs[0]);
       for (size_t j : n.ops) {
         const Op& add = f_.op(j);

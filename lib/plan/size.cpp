@@ -15,7 +15,7 @@ constexpr int64_t kQ8Block = 32;
 constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
 constexpr int64_t kKeysPerSplit = 64; // a split below this many keys costs more than it saves
-constexpr int kMaxAttnSplits = 32;
+constexpr int kMaxAttnSplits = 64;
 
 int64_t chunk_elems(GgmlType format) {
   switch (format) {
@@ -133,7 +133,8 @@ class Sizer {
       for (const GemvPart& part : p->parts) rows += part.rows;
       if (p->swiglu) rows = p->parts.front().rows;
       if (!rows_a_warp_held_) {
-        RowsAWarpChoice choice = choose_rows_a_warp(rows, knobs_.chip.sms);
+        RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics == GemvNumerics::f32,
+                                                    knobs_.chip.sms);
         if (choice.declined) {
           tally_.declined("rows_a_warp", l.name, *choice.declined);
         } else {
@@ -142,8 +143,7 @@ class Sizer {
           l.rules.push_back("rows_a_warp");
         }
       }
-      int64_t groups = (rows + p->rows_per_warp - 1) / p->rows_per_warp;
-      p->split_k = choose_gemv_split_k(groups, p->k, p->format, knobs_.chip.sms);
+      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       int64_t smem = attention_smem_bytes(a->head_dim);
       if (smem > static_cast<int64_t>(knobs_.chip.smem_kib_per_block) * 1024)
@@ -291,23 +291,34 @@ class Sizer {
 
 }  // namespace
 
-int choose_gemv_split_k(int64_t row_groups, int64_t k, GgmlType format, int sms) {
-  // Enough warps to keep every SM streaming; split k across warps of a row
-  // group only when the rows alone cannot, and never below one 16-byte chunk
-  // a lane (k / chunk / 32 slices).
-  const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
-  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32);
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms) {
+  // Measured on an H200 (docs/kernels.md): 1 for tall matrices (16k rows and
+  // up), 2 for q8_0 otherwise, and for 16-bit/f32 weights 4 when k is long
+  // against the rows (ffn_down) or the rows are many, else 2. Then more while
+  // the row groups alone give fewer than kGemvWarpsPerSm warps an SM, and
+  // never below one 16-byte chunk a lane (k / chunk / 32 slices).
   int split = 1;
-  while (split < kGemvMaxSplit && row_groups * split < wanted && split * 2 <= max_split) split *= 2;
+  if (rows < 16384) {
+    if (format == GgmlType::Q8_0) split = 2;
+    else split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
+  }
+  const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
+  const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
+  while (split < kGemvMaxSplit && groups * split < wanted) split *= 2;
+  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32);
+  while (split > max_split) split /= 2;
   return split;
 }
 
 int choose_attention_splits(int64_t n_head, int64_t n_ctx, int sms) {
-  // Two blocks per SM across heads x splits, each split at least
-  // kKeysPerSplit keys of the full cache.
-  const int64_t wanted = (2 * static_cast<int64_t>(sms) + n_head - 1) / n_head;
+  // Measured on an H200 (docs/kernels.md): about 16 splits up to 4k cache
+  // rows and 64 beyond, and at least enough that heads x splits cover the
+  // SMs twice; each split at least kKeysPerSplit rows of the full cache.
+  const int64_t by_length = n_ctx <= 4096 ? 16 : 64;
+  const int64_t cover = (2 * static_cast<int64_t>(sms) + n_head - 1) / n_head;
   const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
-  return static_cast<int>(std::clamp<int64_t>(std::min(wanted, by_keys), 1, kMaxAttnSplits));
+  return static_cast<int>(
+      std::clamp<int64_t>(std::min(std::max(by_length, cover), by_keys), 1, kMaxAttnSplits));
 }
 
 int64_t attention_smem_bytes(int64_t head_dim) {

@@ -33,7 +33,7 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
                     bool rows_a_warp_held, RuleTally& tally);
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
-int choose_gemv_split_k(int64_t row_groups, int64_t k, GgmlType format, int sms);
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);
 int choose_attention_splits(int64_t n_head, int64_t n_ctx, int sms);
 // Static shared memory of one attention block (kernels/attention.cuh).
 int64_t attention_smem_bytes(int64_t head_dim);

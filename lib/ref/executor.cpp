@@ -185,7 +185,7 @@ void ReferenceExecutor::run_op(size_t index) {
       return;
     }
     case OpKind::l2_norm: {
-      // x / max(||x||, eps) over the last dim.
+      // x * rsqrt(sum(x^2) + eps) over the last dim.
       const double eps = op.get_float("eps");
       const int64_t cols = in0.cols(), rows = in0.numel() / cols;
       const float* x = f32_in(op.inputs[0]);
@@ -193,7 +193,7 @@ void ReferenceExecutor::run_op(size_t index) {
       for (int64_t r = 0; r < rows; ++r) {
         double sum = 0.0;
         for (int64_t i = 0; i < cols; ++i) sum += static_cast<double>(x[r * cols + i]) * x[r * cols + i];
-        const float scale = static_cast<float>(1.0 / std::max(std::sqrt(sum), eps));
+        const float scale = static_cast<float>(1.0 / std::sqrt(sum + eps));
         for (int64_t i = 0; i < cols; ++i) y[r * cols + i] = x[r * cols + i] * scale;
       }
       return;
@@ -231,9 +231,10 @@ void ReferenceExecutor::run_op(size_t index) {
       return;
     }
     case OpKind::matmul: {
-      // y[o] = sum_i W[o, i] x[i], rows of W spread over threads.
+      // y[o] = sum_i W[o, i] x[i], rows of W spread over threads (a rank-1
+      // W is one row).
       const Tensor& w_t = graph_.tensor(op.inputs[1]);
-      const int64_t rows = w_t.shape[0], cols = w_t.shape[1];
+      const int64_t cols = w_t.cols(), rows = w_t.numel() / cols;
       const float* x = f32_in(op.inputs[0]);
       const float* w = f32_in(op.inputs[1]);
       float* y = f32_out(out_id).data();
@@ -243,29 +244,49 @@ void ReferenceExecutor::run_op(size_t index) {
       return;
     }
     case OpKind::rope: {
-      // Pairs rotated by theta_i = pos * freq_scale * freq_base^(-2i/n_rot)
-      // (divided by freq_factors[i] when given), i in [0, n_rot/2). NORM
-      // pairs elements (2i, 2i+1); NEOX pairs (i, i + n_rot/2). Columns past
-      // n_rot pass through.
+      // docs/ir.md: theta_e = pos * freq_base^(-2i/n_rot) / freq_factors[i],
+      // theta_i = freq_scale * theta_e, for i in [0, n_rot/2); NORM pairs
+      // elements (2i, 2i+1), NEOX pairs (i, i + n_rot/2); YaRN mixes theta_i
+      // and theta_e over a ramp and scales the magnitude. Columns past n_rot
+      // pass through.
       const bool neox = op.get_string("mode") == "neox";
       const int64_t n_rot = op.get_int("n_rot");
       const double base = op.get_float("freq_base");
       const double freq_scale = op.get_float_or("freq_scale", 1.0);
+      const double ext_factor = op.get_float_or("ext_factor", 0.0);
       const double attn_factor = op.get_float_or("attn_factor", 1.0);
-      if (op.get_float_or("ext_factor", 0.0) != 0.0)
-        throw fail("YaRN rope (ext_factor != 0) is not implemented by the reference executor");
+      const double beta_fast = op.get_float_or("beta_fast", 32.0);
+      const double beta_slow = op.get_float_or("beta_slow", 1.0);
+      const double n_ctx_orig = static_cast<double>(op.get_int_or("n_ctx_orig", 0));
       const float* factors = op.inputs.size() == 3 ? f32_in(op.inputs[2]) : nullptr;
       const int32_t pos = i32_scalar(op.inputs[1]);
       const int64_t cols = in0.cols(), rows = in0.numel() / cols, half = n_rot / 2;
+      const double pi = 3.14159265358979323846;
+      double lo = 0.0, hi = 0.0, magnitude = attn_factor;
+      if (ext_factor != 0.0) {
+        auto corr = [&](double b) {
+          return static_cast<double>(n_rot) * std::log(n_ctx_orig / (b * 2.0 * pi)) /
+                 (2.0 * std::log(base));
+        };
+        lo = std::max(0.0, std::floor(corr(beta_fast)));
+        hi = std::min(static_cast<double>(n_rot - 1), std::ceil(corr(beta_slow)));
+        magnitude = attn_factor * (1.0 + 0.1 * std::log(1.0 / freq_scale));
+      }
       const float* x = f32_in(op.inputs[0]);
       float* y = f32_out(out_id).data();
       std::copy(x, x + in0.numel(), y);
       for (int64_t i = 0; i < half; ++i) {
-        double theta = pos * freq_scale *
-                       std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
-        if (factors) theta /= factors[i];
-        const float c = static_cast<float>(std::cos(theta) * attn_factor);
-        const float s = static_cast<float>(std::sin(theta) * attn_factor);
+        double theta_e = pos * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
+        if (factors) theta_e /= factors[i];
+        double theta = freq_scale * theta_e;
+        if (ext_factor != 0.0) {
+          const double ramp =
+              1.0 - std::clamp((static_cast<double>(i) - lo) / std::max(0.001, hi - lo), 0.0, 1.0);
+          const double mix = ramp * ext_factor;
+          theta = theta * (1.0 - mix) + theta_e * mix;
+        }
+        const float c = static_cast<float>(std::cos(theta) * magnitude);
+        const float s = static_cast<float>(std::sin(theta) * magnitude);
         const int64_t i0 = neox ? i : 2 * i, i1 = neox ? i + half : 2 * i + 1;
         for (int64_t r = 0; r < rows; ++r) {
           const float a = x[r * cols + i0], b = x[r * cols + i1];
@@ -374,14 +395,154 @@ void ReferenceExecutor::run_op(size_t index) {
       i32_[out_id][0] = static_cast<int32_t>(best);
       return;
     }
-    case OpKind::moe_route:
-    case OpKind::moe_experts:
-    case OpKind::short_conv:
-    case OpKind::gated_delta_rule:
-      throw fail(std::string("the reference executor does not implement ") +
-                 op_kind_name(op.kind) + " yet");
+    case OpKind::moe_route: return run_moe_route(op);
+    case OpKind::moe_experts: return run_moe_experts(op);
+    case OpKind::short_conv: return run_short_conv(op);
+    case OpKind::gated_delta_rule: return run_gated_delta_rule(op);
   }
   throw fail("unknown op kind");
+}
+
+void ReferenceExecutor::run_moe_route(const Op& op) {
+  // softmax_topk: p = softmax(logits), the k largest p, w = p[ids];
+  // topk_softmax: the k largest logits, w = softmax(logits[ids]). Then the
+  // optional renormalization and weight_scale. Ids by decreasing score,
+  // equal scores by lower expert index.
+  const Tensor& logits_t = graph_.tensor(op.inputs[0]);
+  const int64_t n_expert = logits_t.numel(), k = op.get_int("k");
+  const bool softmax_first = op.get_string("gating") == "softmax_topk";
+  const float* logits = f32_in(op.inputs[0]);
+  std::vector<float> score(logits, logits + n_expert);
+  if (softmax_first) softmax_row(score.data(), n_expert);
+  std::vector<int32_t> order(static_cast<size_t>(n_expert));
+  for (int32_t e = 0; e < n_expert; ++e) order[e] = e;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return score[a] > score[b]; });
+  std::vector<int32_t>& ids = i32_[op.outputs[0]];
+  std::vector<float>& weights = f32_out(op.outputs[1]);
+  for (int64_t j = 0; j < k; ++j) {
+    ids[j] = order[j];
+    weights[j] = score[order[j]];
+  }
+  if (!softmax_first) softmax_row(weights.data(), k);
+  if (op.get_int_or("normalize", 0) == 1) {
+    double sum = 0.0;
+    for (int64_t j = 0; j < k; ++j) sum += weights[j];
+    for (int64_t j = 0; j < k; ++j) weights[j] = static_cast<float>(weights[j] / sum);
+  }
+  const float weight_scale = static_cast<float>(op.get_float_or("weight_scale", 1.0));
+  for (int64_t j = 0; j < k; ++j) weights[j] *= weight_scale;
+}
+
+void ReferenceExecutor::run_moe_experts(const Op& op) {
+  // y = sum_j w_j (Down_e act(G_e x + gb_e, U_e x + ub_e) + db_e), e = ids[j].
+  const Tensor& gate_t = graph_.tensor(op.inputs[3]);
+  const int64_t n_expert = gate_t.shape[0], ff = gate_t.shape[1], d = gate_t.shape[2];
+  const std::vector<int32_t>& ids = i32_[op.inputs[1]];
+  const float* weights = f32_in(op.inputs[2]);
+  const float* x = f32_in(op.inputs[0]);
+  const float* gate = f32_in(op.inputs[3]);
+  const float* up = f32_in(op.inputs[4]);
+  const float* down = f32_in(op.inputs[5]);
+  const bool biased = op.inputs.size() == 9;
+  const bool oai = op.get_string("act") == "swiglu_oai";
+  const float alpha = oai ? static_cast<float>(op.get_float("alpha")) : 0.0f;
+  const float limit = oai ? static_cast<float>(op.get_float("limit")) : 0.0f;
+  std::vector<float>& y = f32_out(op.outputs[0]);
+  std::fill(y.begin(), y.end(), 0.0f);
+  std::vector<float> g(static_cast<size_t>(ff)), u(static_cast<size_t>(ff)), h(static_cast<size_t>(ff));
+  for (size_t j = 0; j < ids.size(); ++j) {
+    const int64_t e = ids[j];
+    if (e < 0 || e >= n_expert)
+      throw Error("moe_experts: expert id " + std::to_string(e) + " outside [0, " +
+                  std::to_string(n_expert) + ")");
+    const float* ge = gate + e * ff * d;
+    const float* ue = up + e * ff * d;
+    parallel_for(ff, options_.threads, 2 * d, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        g[r] = dot(ge + r * d, x, d);
+        u[r] = dot(ue + r * d, x, d);
+      }
+    });
+    if (biased) {
+      const float* gb = f32_in(op.inputs[6]) + e * ff;
+      const float* ub = f32_in(op.inputs[7]) + e * ff;
+      for (int64_t r = 0; r < ff; ++r) g[r] += gb[r], u[r] += ub[r];
+    }
+    for (int64_t r = 0; r < ff; ++r) {
+      if (oai) {
+        const float gc = std::min(g[r], limit), uc = std::clamp(u[r], -limit, limit);
+        h[r] = gc * sigmoid(alpha * gc) * (uc + 1.0f);
+      } else {
+        h[r] = silu(g[r]) * u[r];
+      }
+    }
+    const float* de = down + e * d * ff;
+    const float* db = biased ? f32_in(op.inputs[8]) + e * d : nullptr;
+    for (int64_t r = 0; r < d; ++r)
+      y[r] += weights[j] * (dot(de + r * ff, h.data(), ff) + (db ? db[r] : 0.0f));
+  }
+}
+
+void ReferenceExecutor::run_short_conv(const Op& op) {
+  // Window W = [ring rows (oldest first), x]; y[c] = sum_t w[c, t] W[t, c];
+  // then the ring drops its oldest row and appends x.
+  const Tensor& w_t = graph_.tensor(op.inputs[1]);
+  const Tensor& ring_t = graph_.tensor(op.outputs[1]);
+  const int64_t channels = w_t.shape[0], kernel = w_t.shape[1];
+  const float* x = f32_in(op.inputs[0]);
+  const float* w = f32_in(op.inputs[1]);
+  std::vector<float>& ring = f32_out(op.outputs[1]);
+  std::vector<float>& y = f32_out(op.outputs[0]);
+  for (int64_t c = 0; c < channels; ++c) {
+    float acc = 0.0f;
+    for (int64_t t = 0; t < kernel - 1; ++t) acc += w[c * kernel + t] * ring[t * channels + c];
+    y[c] = acc + w[c * kernel + kernel - 1] * x[c];
+  }
+  for (int64_t t = 0; t + 1 < kernel - 1; ++t)
+    std::copy(ring.begin() + (t + 1) * channels, ring.begin() + (t + 2) * channels,
+              ring.begin() + t * channels);
+  for (int64_t c = 0; c < channels; ++c)
+    ring[(kernel - 2) * channels + c] = round_to(ring_t.type, x[c]);
+}
+
+void ReferenceExecutor::run_gated_delta_rule(const Op& op) {
+  // Per v head h (k head kh): S *= exp(g[h]); m = S^T k; delta = beta (v - m);
+  // S += k delta^T; y = S^T (scale q).
+  const Tensor& q_t = graph_.tensor(op.inputs[0]);
+  const Tensor& v_t = graph_.tensor(op.inputs[2]);
+  const Tensor& state_t = graph_.tensor(op.outputs[1]);
+  const int64_t n_k = q_t.shape[0], dk = q_t.shape[1], n_v = v_t.shape[0], dv = v_t.shape[1];
+  const bool interleave = op.get_string("head_repeat") == "interleave";
+  const float scale = static_cast<float>(op.get_float("scale"));
+  const float* q = f32_in(op.inputs[0]);
+  const float* k = f32_in(op.inputs[1]);
+  const float* v = f32_in(op.inputs[2]);
+  const float* g = f32_in(op.inputs[3]);
+  const float* beta = f32_in(op.inputs[4]);
+  std::vector<float>& y = f32_out(op.outputs[0]);
+  std::vector<float>& state = f32_out(op.outputs[1]);
+  std::vector<float> m(static_cast<size_t>(dv));
+  for (int64_t h = 0; h < n_v; ++h) {
+    const int64_t kh = interleave ? h / (n_v / n_k) : h % n_k;
+    float* S = state.data() + h * dk * dv;
+    const float* kv = k + kh * dk;
+    const float* qv = q + kh * dk;
+    const float decay = std::exp(g[h]);
+    for (int64_t i = 0; i < dk * dv; ++i) S[i] *= decay;
+    std::fill(m.begin(), m.end(), 0.0f);
+    for (int64_t i = 0; i < dk; ++i)
+      for (int64_t j = 0; j < dv; ++j) m[j] += S[i * dv + j] * kv[i];
+    for (int64_t j = 0; j < dv; ++j) m[j] = beta[h] * (v[h * dv + j] - m[j]);  // delta
+    for (int64_t i = 0; i < dk; ++i)
+      for (int64_t j = 0; j < dv; ++j) S[i * dv + j] += kv[i] * m[j];
+    for (int64_t j = 0; j < dv; ++j) {
+      float acc = 0.0f;
+      for (int64_t i = 0; i < dk; ++i) acc += S[i * dv + j] * scale * qv[i];
+      y[h * dv + j] = acc;
+    }
+    for (int64_t i = 0; i < dk * dv; ++i) S[i] = round_to(state_t.type, S[i]);
+  }
 }
 
 }  // namespace lanec

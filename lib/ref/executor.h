@@ -15,9 +15,9 @@
 //  - Deterministic: the same steps give bit-identical results run to run and
 //    for any thread count (each output element is computed by one thread in
 //    a fixed order).
-//  - Kinds it does not implement (MoE, short_conv, gated_delta_rule) and bad
-//    runtime values (token out of range, position past the cache) throw
-//    lanec::Error naming the op.
+//  - Every op kind of docs/ir.md is implemented (MoE routing and experts,
+//    short_conv and gated_delta_rule too). Bad runtime values (token out of
+//    range, position past the cache) throw lanec::Error naming the op.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +59,10 @@ class ReferenceExecutor {
   std::vector<float>& f32_out(TensorId id);
   int32_t i32_scalar(TensorId id) const;
   void run_op(size_t index);
+  void run_moe_route(const Op& op);
+  void run_moe_experts(const Op& op);
+  void run_short_conv(const Op& op);
+  void run_gated_delta_rule(const Op& op);
 
   const Graph& graph_;
   ReferenceOptions options_;

@@ -40,11 +40,12 @@ const std::vector<float>& WeightStore::get(const Tensor& constant) {
     throw Error("const " + constant.name + ": expected element type " +
                 ggml_type_name(constant.type) + " (from the graph), got " +
                 ggml_type_name(info->type) + " in " + gguf_.path());
-  if (static_cast<int64_t>(info->n_elements) != constant.numel())
-    throw Error("const " + constant.name + ": expected " + std::to_string(constant.numel()) +
-                " elements (shape " + shape_to_string(constant.shape) + "), got " +
-                std::to_string(info->n_elements) + " (ne " + info->shape_string() + ") in " +
-                gguf_.path());
+  // docs/ir.md: a constant's shape is its GGUF tensor's ne reversed.
+  const std::vector<int64_t> gguf_shape(info->ne.rbegin(), info->ne.rend());
+  if (gguf_shape != constant.shape)
+    throw Error("const " + constant.name + ": expected shape " + shape_to_string(constant.shape) +
+                " (from the graph), got " + shape_to_string(gguf_shape) + " (ne " +
+                info->shape_string() + ") in " + gguf_.path());
   return get(constant.gguf_name);
 }
 

@@ -6,9 +6,9 @@
 //  - get(gguf_name) returns the tensor's values in GGUF order (ne[0]
 //    contiguous, i.e. row-major in the step graph's outermost-first shape).
 //    Dequantization uses lib/quant (dequantize_row), row by row.
-//  - get(constant) also checks the graph's declaration against the GGUF:
-//    same element type and same element count, else an lanec::Error naming
-//    the constant.
+//  - get(constant) also checks the graph's declaration against the GGUF
+//    (docs/ir.md): same element type, and a shape equal to the GGUF ne
+//    reversed, else an lanec::Error naming the constant.
 //  - The returned reference stays valid until the store is destroyed; the
 //    store is not thread-safe for concurrent first loads (load on one thread).
 #pragma once

@@ -58,6 +58,8 @@ TEST_CASE("ggml sizes check block multiples and overflow", "[gguf]") {
   CHECK_FALSE(ggml_tensor_bytes(GgmlType::F32, {1, big, 2}).has_value());  // 2^63 > INT64_MAX
   CHECK_FALSE(ggml_tensor_bytes(GgmlType::F64, {big}).has_value());       // 2^65 bytes
   CHECK_FALSE(ggml_tensor_bytes(GgmlType::F32, {}).has_value());
+  CHECK_FALSE(ggml_tensor_bytes(GgmlType::F32, {0, big, big}).has_value());  // rows overflow
+  CHECK(ggml_tensor_bytes(GgmlType::F32, {0, big}) == 0u);
 }
 
 TEST_CASE("ggml supported types are the ones lanec dequantizes", "[gguf]") {

@@ -3,6 +3,7 @@
 // buffers and from parallel fill callbacks, through write() and to_bytes().
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -153,12 +154,14 @@ TEST_CASE("gguf writer fills big tensors in parallel over disjoint row ranges", 
   const uint64_t rows = 4096, cols = 1024;
   std::mutex mutex;
   std::set<std::thread::id> threads_seen;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
   std::atomic<uint64_t> rows_filled{0};
   GgufWriter w;
   w.add_tensor("big", {cols, rows}, GgmlType::F32, [&](uint8_t* dst, uint64_t first, uint64_t n) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       threads_seen.insert(std::this_thread::get_id());
+      ranges.emplace_back(first, n);
     }
     for (uint64_t r = 0; r < n; ++r) {
       std::vector<float> row(cols, static_cast<float>(first + r));
@@ -170,6 +173,15 @@ TEST_CASE("gguf writer fills big tensors in parallel over disjoint row ranges", 
   w.write(path, 2);
   CHECK(rows_filled == rows);
   CHECK(threads_seen.size() >= 1);
+  CHECK(ranges.size() >= 2);  // 16 MiB is cut into several chunks
+  // The ranges are disjoint and cover every row exactly once.
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t next_row = 0;
+  for (const auto& [first, n] : ranges) {
+    CHECK(first == next_row);
+    next_row = first + n;
+  }
+  CHECK(next_row == rows);
   const GgufFile f = GgufFile::open(path);
   const auto* data = reinterpret_cast<const float*>(f.tensor("big").data);
   bool all_match = true;

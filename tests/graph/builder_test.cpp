@@ -96,3 +96,77 @@ TEST_CASE("removing unused activations renumbers the graph", "[graph]") {
   CHECK(g.tensor(g.outputs()[1]).name == "next_token");
   CHECK_NOTHROW(verify_graph(g));
 }
+
+TEST_CASE("typed builder helpers build the same graph as generic ops", "[graph]") {
+  test::LlamaDims m;
+  GraphBuilder b;
+  b.set_metadata("arch", std::string("llama"));
+  b.set_metadata("n_layer", int64_t{1});
+  b.set_metadata("rms_eps", 1e-5);
+  const GgmlType q8 = GgmlType::Q8_0, f32 = GgmlType::F32;
+  TensorId token = b.param("token", GgmlType::I32, {1});
+  TensorId pos = b.param("pos", GgmlType::I32, {1});
+  TensorId embd = b.constant("token_embd.weight", q8, {m.vocab, m.d});
+  TensorId attn_norm_w = b.constant("blk.0.attn_norm.weight", f32, {m.d});
+  TensorId wq = b.constant("blk.0.attn_q.weight", q8, {64, m.d});
+  TensorId wk = b.constant("blk.0.attn_k.weight", q8, {32, m.d});
+  TensorId wv = b.constant("blk.0.attn_v.weight", q8, {32, m.d});
+  TensorId wo = b.constant("blk.0.attn_output.weight", q8, {m.d, 64});
+  TensorId ffn_norm_w = b.constant("blk.0.ffn_norm.weight", f32, {m.d});
+  TensorId wg = b.constant("blk.0.ffn_gate.weight", q8, {m.ff, m.d});
+  TensorId wu = b.constant("blk.0.ffn_up.weight", q8, {m.ff, m.d});
+  TensorId wd = b.constant("blk.0.ffn_down.weight", q8, {m.d, m.ff});
+  TensorId out_norm_w = b.constant("output_norm.weight", f32, {m.d});
+  TensorId w_out = b.constant("output.weight", GgmlType::Q6_K, {m.vocab, m.d});
+  TensorId kc = b.state("cache_k_l00", f32, {m.ctx, m.n_kv, m.head_dim});
+  TensorId vc = b.state("cache_v_l00", f32, {m.ctx, m.n_kv, m.head_dim});
+
+  GraphBuilder::RopeSpec rope;
+  rope.mode = "norm";
+  rope.n_rot = m.head_dim;
+  rope.freq_base = 10000.0;
+  TensorId x = b.apply(OpKind::embed_get_rows, "x_l00", {m.d}, {embd, token});
+  TensorId n = b.rms_norm(layer_name("attn_norm", 0), x, attn_norm_w, 1e-5);
+  TensorId q = b.matmul("q_l00", n, wq, {m.n_head, m.head_dim});
+  TensorId k = b.matmul("k_l00", n, wk, {m.n_kv, m.head_dim});
+  TensorId v = b.matmul("v_l00", n, wv, {m.n_kv, m.head_dim});
+  TensorId qr = b.rope("q_rope_l00", q, pos, rope);
+  TensorId kr = b.rope("k_rope_l00", k, pos, rope);
+  b.kv_write(kc, kr, pos);
+  b.kv_write(vc, v, pos);
+  TensorId att = b.attention("attn_l00", qr, kc, vc, pos, 0.25);
+  TensorId ao = b.matmul("attn_out_l00", att, wo);
+  TensorId h = b.add("attn_res_l00", x, ao);
+  TensorId fn = b.rms_norm("ffn_norm_l00", h, ffn_norm_w, 1e-5);
+  TensorId g = b.matmul("ffn_gate_l00", fn, wg);
+  TensorId u = b.matmul("ffn_up_l00", fn, wu);
+  TensorId act = b.apply_like(OpKind::swiglu, "ffn_act_l00", {g, u});
+  TensorId down = b.matmul("ffn_down_l00", act, wd);
+  TensorId x1 = b.add("x_l01", h, down);
+  TensorId on = b.rms_norm("output_norm", x1, out_norm_w, 1e-5);
+  TensorId logits = b.matmul("logits", on, w_out);
+  b.output(logits);
+  b.output(b.argmax("next_token", logits));
+  CHECK(b.finish() == test::build_llama_1layer());
+}
+
+TEST_CASE("typed helpers for windows, sinks, routing and views", "[graph]") {
+  GraphBuilder b;
+  TensorId pos = b.param("pos", GgmlType::I32, {1});
+  TensorId q = b.activation("q", {4, 8});
+  TensorId kc = b.state("kc", GgmlType::F16, {16, 2, 8});
+  TensorId vc = b.state("vc", GgmlType::F16, {16, 2, 6});
+  TensorId sinks = b.constant("blk.0.attn_sinks.weight", GgmlType::F32, {4});
+  TensorId att = b.attention("att", q, kc, vc, pos, 0.5, 16, sinks);
+  CHECK(b.tensor(att).shape == std::vector<int64_t>{4, 6});
+  const Op& op = b.graph().ops().back();
+  CHECK(op.get_int("window") == 16);
+  CHECK(op.inputs.size() == 5);
+  TensorId s = b.slice("s", att, 2, 3);
+  CHECK(b.tensor(s).shape == std::vector<int64_t>{4, 3});
+  TensorId r = b.reshape("r", s, {12});
+  auto [ids, weights] = b.moe_route("ids", "w", r, 3, "softmax_topk", true);
+  CHECK(b.tensor(ids).type == GgmlType::I32);
+  CHECK(b.tensor(weights).shape == std::vector<int64_t>{3});
+  CHECK(b.graph().ops().back().get_int("normalize") == 1);
+}

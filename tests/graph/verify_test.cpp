@@ -262,3 +262,16 @@ TEST_CASE("verifier: fusion labels are names", "[graph]") {
   CHECK(verify_error(g) == "op #3 (matmul -> k_l00): fusion label: expected letters, digits, '_', "
                            "'.' and '-', got \"gemv parts\"");
 }
+
+TEST_CASE("verifier: a rank-1 matmul weight is one output row", "[graph]") {
+  GraphBuilder b;
+  TensorId x = b.constant("x_src", GgmlType::F32, {8});
+  TensorId gate_w = b.constant("blk.0.ffn_gate_inp_shexp.weight", GgmlType::F32, {8});
+  TensorId n = b.apply_like(OpKind::scale, "x", {x}, {{"scale", 1.0}});
+  TensorId g = b.matmul("shexp_gate_l00", n, gate_w);
+  CHECK(b.tensor(g).shape == std::vector<int64_t>{1});
+  CHECK_NOTHROW(b.finish());
+  b.graph().tensor(g).shape = {2};
+  CHECK(verify_error(b.graph()) == "op #1 (matmul -> shexp_gate_l00): output 0 (y shexp_gate_l00): "
+                                   "expected 1 elements, got 2 (shape [2])");
+}

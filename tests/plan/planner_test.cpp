@@ -133,10 +133,10 @@ TEST_CASE("KV caches are head-major in the cache precision", "[plan]") {
 
 TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   auto model = test::tiny_model("llama-tiny");
-  // One SM: the tiny GEMVs have rows enough for 4 rows a warp.
+  // One SM: the tiny GEMVs have rows enough for 2 rows a warp (dequant q8_0).
   Schedule one = plan_graph(model->graph, test::test_knobs("f32", "dequant", 1), {}).schedule;
   const auto& logits1 = std::get<GemvLaunch>(find_launch(one, "gemv_logits")->params);
-  CHECK(logits1.rows_per_warp == 4);
+  CHECK(logits1.rows_per_warp == 2);
   CHECK(rule_count(one, "rows_a_warp").fired > 0);
   // 132 SMs: too few rows, and k split across warps instead.
   Schedule many = plan_graph(model->graph, test::test_knobs("f32", "dequant", 132), {}).schedule;
@@ -146,10 +146,18 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(rule_count(many, "rows_a_warp").declined.size() == 1);
   const auto& attn = std::get<AttentionLaunch>(find_launch(many, "attention_attn_l00")->params);
   CHECK(attn.n_split == choose_attention_splits(4, 256, 132));
-  CHECK(attn.n_split == 4);
+  CHECK(attn.n_split == 4);  // 256 cache rows: one split per 64
   CHECK(many.buffer(attn.part_acc).role == BufferRole::workspace);
-  CHECK(choose_gemv_split_k(512, 4096, GgmlType::Q8_0, 132) == 4);
-  CHECK(choose_gemv_split_k(100000, 4096, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_attention_splits(32, 4096, 132) == 16);
+  CHECK(choose_attention_splits(32, 32768, 132) == 64);
+  // The measured GEMV defaults: tall 1, square q8_0 2, ffn_down 16-bit 4.
+  CHECK(choose_gemv_split_k(151936, 1, 4096, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::F16, 132) == 4);
+  CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::BF16, 132) == 2);
+  // Few rows: split more to fill the chip, but never below a chunk a lane.
+  CHECK(choose_gemv_split_k(512, 1, 4096, GgmlType::Q8_0, 132) == 4);
+  CHECK(choose_gemv_split_k(512, 1, 64, GgmlType::Q8_0, 132) == 1);
 }
 
 TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
@@ -229,7 +237,11 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   CHECK(r.schedule.census.launches.at("attention") == 32);
   CHECK(r.schedule.census.launches.at("gemv") == 32 * 4 + 1);
   const auto& logits = std::get<GemvLaunch>(find_launch(r.schedule, "gemv_logits")->params);
-  CHECK(logits.rows_per_warp == 4);
+  CHECK(logits.rows_per_warp == 1);  // int8: measured fastest at 1
+  CHECK(logits.split_k == 1);        // tall
+  Schedule deq = plan_graph(test::decoder_graph(test::DecoderDims{}), test::test_knobs("f16", "dequant"), {}).schedule;
+  CHECK(std::get<GemvLaunch>(find_launch(deq, "gemv_logits")->params).rows_per_warp == 2);
+  CHECK(std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params).n_split == 16);
   CHECK(r.schedule.census.weight_bytes_per_step > 7000000000ull);
 }
 

@@ -5,6 +5,7 @@
 // load_vocab's errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/gguf/gguf_writer.h"
+#include "lib/synth/synthetic_vocab.h"
 #include "lib/tokenizer/gguf_vocab.h"
 #include "lib/tokenizer/tokenizer.h"
 
@@ -203,4 +205,21 @@ TEST_CASE("load_vocab reads a minimal file and explains what is wrong", "[tokeni
     writer.set("tokenizer.ggml.eos_token_id", lanec::GgufValue::u32(7));
     check_load_error(writer, "tokenizer.ggml.eos_token_id: token id 7 is outside");
   }
+}
+
+TEST_CASE("the synthetic vocabulary of lanec synth loads and round-trips", "[tokenizer]") {
+  lanec::GgufWriter writer;
+  for (auto& [key, value] : lanec::synthetic_vocab_metadata(400)) writer.set(key, value);
+  const auto bytes = writer.to_bytes();
+  const auto file = lanec::GgufFile::parse(bytes.data(), bytes.size(), "synthetic.gguf");
+  const Tokenizer tokenizer = Tokenizer::from_vocab(lanec::load_vocab(file));
+  CHECK(tokenizer.n_tokens() == 400);
+  const std::string text = "<|im_start|>user\nthe cat sat on the mat, 你好 🦙<|im_end|>";
+  const auto ids = tokenizer.encode(text);
+  CHECK(ids.front() == tokenizer.find_token("<|im_start|>"));
+  CHECK(ids.back() == tokenizer.find_token("<|im_end|>"));
+  CHECK(tokenizer.eos_id() == tokenizer.find_token("<|endoftext|>"));
+  // " the": Ġt merges first, then "he" cannot form across it -> "Ġt", "he".
+  CHECK(std::find(ids.begin(), ids.end(), tokenizer.find_token("\xC4\xA0t")) != ids.end());
+  CHECK(tokenizer.decode(ids) == text);
 }

@@ -1,6 +1,8 @@
 #include "lib/graph/recognize/decoder_parts.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
@@ -23,6 +25,19 @@ int64_t read_uniform_count(const GgufFile& gguf, const std::string& key) {
                   "supported by this recognizer), got " +
                   std::to_string(per_layer.front()) + " and " + std::to_string(v));
   return per_layer.front();
+}
+
+// GGUF stores eps and rope bases as f32; widen them to the shortest decimal
+// that reads back to the same float (1e-06, not 9.99999997e-07), so printed
+// graphs show the values the model's config has.
+double f32_key_to_double(double widened) {
+  const float f = static_cast<float>(widened);
+  char buf[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) return std::strtod(buf, nullptr);
+  }
+  return widened;
 }
 
 int64_t positive(const GgufFile& gguf, const std::string& key, int64_t value) {
@@ -74,18 +89,18 @@ DecoderHparams read_decoder_hparams(const GgufFile& gguf, const std::string& arc
   if (hp.n_rot < 2 || hp.n_rot % 2 != 0 || hp.n_rot > hp.head_dim)
     throw Error(gguf.path() + ": " + a + "rope.dimension_count: expected an even value in [2, " +
                 std::to_string(hp.head_dim) + "], got " + std::to_string(hp.n_rot));
-  hp.rope_freq_base = gguf.get_float_or(a + "rope.freq_base", 10000.0);
+  hp.rope_freq_base = f32_key_to_double(gguf.get_float_or(a + "rope.freq_base", 10000.0));
   const std::string scaling = gguf.get_string_or(a + "rope.scaling.type", "none");
   if (scaling == "linear") {
     const double factor = gguf.get_float_or(a + "rope.scaling.factor", 1.0);
     if (!(factor > 0.0))
       throw Error(gguf.path() + ": " + a + "rope.scaling.factor: expected a value > 0");
-    hp.rope_freq_scale = 1.0 / factor;
+    hp.rope_freq_scale = 1.0 / f32_key_to_double(factor);
   } else if (scaling != "none") {
     throw Error(gguf.path() + ": " + a + "rope.scaling.type: expected \"none\" or \"linear\", got \"" +
                 scaling + "\" (not supported yet)");
   }
-  hp.rms_eps = gguf.get_float_or(a + "attention.layer_norm_rms_epsilon", 1e-5);
+  hp.rms_eps = f32_key_to_double(gguf.get_float_or(a + "attention.layer_norm_rms_epsilon", 1e-5));
   if (!(hp.rms_eps > 0.0))
     throw Error(gguf.path() + ": " + a + "attention.layer_norm_rms_epsilon: expected a value > 0");
 

@@ -1,7 +1,5 @@
 // recognize_model: general.architecture -> the architecture's recognizer.
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <utility>
 
 #include "lib/common/error.h"
@@ -50,11 +48,7 @@ Graph recognize_model(const GgufFile& gguf, const RecognizeOptions& options) {
 Graph load_step_graph(const GgufFile& gguf, const std::string& graph_file,
                       const RecognizeOptions& options) {
   if (graph_file.empty()) return recognize_model(gguf, options);
-  std::ifstream in(graph_file, std::ios::binary);
-  if (!in) throw Error(graph_file + ": cannot open the graph file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  Graph graph = parse_graph(text.str(), graph_file);
+  Graph graph = read_graph_file(graph_file);
   try {
     verify_graph(graph);
   } catch (const Error& e) {
