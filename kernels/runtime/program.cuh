@@ -67,13 +67,17 @@ struct Device {
   int* ring_host = nullptr;      // ring + count read back
   int ring_capacity = 0;
 
+  // Teardown is checked too, but only warns: the results are out by now.
+  static void check_teardown(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) std::fprintf(stderr, "warning: %s at exit: %s\n", what, cudaGetErrorString(status));
+  }
   ~Device() {
-    if (graph) cudaGraphExecDestroy(graph);
-    if (stream) cudaStreamDestroy(stream);
-    if (pinned_tokens) cudaFreeHost(pinned_tokens);
-    if (ring_host) cudaFreeHost(ring_host);
-    if (weights) cudaFree(weights);
-    if (buffers) cudaFree(buffers);
+    if (graph) check_teardown(cudaGraphExecDestroy(graph), "cudaGraphExecDestroy");
+    if (stream) check_teardown(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    if (pinned_tokens) check_teardown(cudaFreeHost(pinned_tokens), "cudaFreeHost");
+    if (ring_host) check_teardown(cudaFreeHost(ring_host), "cudaFreeHost");
+    if (weights) check_teardown(cudaFree(weights), "cudaFree");
+    if (buffers) check_teardown(cudaFree(buffers), "cudaFree");
   }
 
   void replay() { LANEC_CUDA_CHECK(cudaGraphLaunch(graph, stream)); }
