@@ -294,6 +294,9 @@ inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
   LANEC_CUDA_CHECK(cudaMemset(dev.buffers, 0, spec.buffer_bytes));
   dev.slots = spec.bind(dev.weights, dev.buffers);
   upload_weights(*gguf, spec, dev.weights, !opt.quiet);
+  // The step runs on a non-blocking stream, which does not wait for the legacy
+  // stream's memset and copies above.
+  LANEC_CUDA_CHECK(cudaDeviceSynchronize());
   const size_t pinned_count = static_cast<size_t>(n_prompt) + static_cast<size_t>(n_generate) + 1;
   LANEC_CUDA_CHECK(cudaMallocHost(&dev.pinned_tokens, pinned_count * sizeof(int)));
   LANEC_CUDA_CHECK(cudaMallocHost(&dev.ring_host, (static_cast<size_t>(spec.ring_capacity) + 1) * sizeof(int)));
