@@ -483,17 +483,22 @@ class ProgramEmitter {
   }
 
   void emit(const Launch& l, const KvWriteLaunch& k) {
-    if (k.k.empty() || k.v.empty())
-      throw Error("launch " + l.name + ": kernels/kv_cache.cuh writes K and V together; a launch writing only " +
-                  std::string(k.k.empty() ? "V" : "K") + " (rule row_write held) has no kernel");
-    const std::string prec = cache_precision(buf(k.k_cache), l.name);
-    LANEC_ASSERT(buf(k.v_cache).type == buf(k.k_cache).type, "K and V caches differ in precision");
+    if (k.k.empty() && k.v.empty()) throw Error("launch " + l.name + ": a cache write with neither K nor V");
+    // The kernel stores K and V together. A launch with one of them (rule
+    // row_write held) passes that one as both: the second store repeats the
+    // first (same value, same address, same thread), so nothing else changes.
+    const std::string src_k = k.k.empty() ? k.v : k.k, src_v = k.v.empty() ? k.k : k.v;
+    const std::string cache_k = k.k.empty() ? k.v_cache : k.k_cache, cache_v = k.v.empty() ? k.k_cache : k.v_cache;
+    const std::string prec = cache_precision(buf(cache_k), l.name);
+    LANEC_ASSERT(buf(cache_v).type == buf(cache_k).type, "K and V caches differ in precision");
     auto& o = out_;
     o << "    KvWriteParams p{};\n";
-    o << "    p.k = " << f32_ptr(k.k) << ";\n";
-    o << "    p.v = " << f32_ptr(k.v) << ";\n";
-    o << "    p.k_cache = " << ptr(k.k_cache) << ";\n";
-    o << "    p.v_cache = " << ptr(k.v_cache) << ";\n";
+    if (k.k.empty() || k.v.empty())
+      o << "    // " << (k.k.empty() ? "V" : "K") << " only: passed as both K and V (the kernel stores both)\n";
+    o << "    p.k = " << f32_ptr(src_k) << ";\n";
+    o << "    p.v = " << f32_ptr(src_v) << ";\n";
+    o << "    p.k_cache = " << ptr(cache_k) << ";\n";
+    o << "    p.v_cache = " << ptr(cache_v) << ";\n";
     o << "    p.pos = " << ptr(k.pos) << ";\n";
     o << "    p.n_kv_head = " << k.n_kv_head << ";\n";
     o << "    p.head_dim = " << k.head_dim << ";\n";

@@ -9,7 +9,7 @@
 //
 // Errors: a launch the kernel library cannot take (a GEMV over a weight format
 // without a GEMV kernel, a head size the attention kernel does not support,
-// a K-only cache write) is a lanec::Error naming the launch and why.
+// a cache write with no K and no V) is a lanec::Error naming the launch and why.
 #pragma once
 
 #include <string>
