@@ -115,6 +115,11 @@ TEST_CASE("launches without a kernel are refused with the launch's name", "[emit
     CHECK_THROWS_WITH(emit_program(s, planned.result.graph, planned.identity, {}),
                       Catch::Contains("no GEMV kernel reads q4_K") || Catch::Contains("no GEMV kernel reads q4_k"));
   }
+  SECTION("a per-head norm without RoPE (head_norm_rope held)") {
+    emit_test::Planned qwen3 = emit_test::plan_sample("qwen3-tiny", "h200", {"head_norm_rope"});
+    CHECK_THROWS_WITH(emit_program(qwen3.result.schedule, qwen3.result.graph, qwen3.identity, {}),
+                      Catch::Contains("launch rope_q_l00: a per-head norm without RoPE (rope_dims 0"));
+  }
   SECTION("a head size the attention kernel does not take") {
     for (Launch& l : s.launches)
       if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
