@@ -2,7 +2,8 @@
 """Agreement check of lanec's CPU reference executor against Hugging Face
 transformers (an implementation that is not ours).
 
-For a GGUF model with f32 weights (llama, qwen2 or qwen3), it
+For a GGUF model (llama, qwen2 or qwen3; f32 weights, or any format the
+gguf package dequantizes, which both sides then use as the same f32 values), it
   1. builds the transformers model (LlamaForCausalLM / Qwen2ForCausalLM /
      Qwen3ForCausalLM) from the GGUF metadata and loads the GGUF tensors into
      it (undoing the Q/K row permutation GGUF applies to llama for its
@@ -62,12 +63,19 @@ def read_gguf(path):
 
     tensors = {}
     for t in reader.tensors:
-        if t.tensor_type != gguf.GGMLQuantizationType.F32:
-            raise SystemExit(f"{path}: {t.name} is {t.tensor_type.name}; this check needs f32 "
-                             "weights (lanec synth PRESET --type f32)")
-        # GGUF ne is innermost first; the reader's array is already [out, in].
-        tensors[t.name] = np.array(t.data, dtype=np.float32).reshape(
-            tuple(int(d) for d in reversed(list(t.shape))))
+        shape = tuple(int(d) for d in reversed(list(t.shape)))  # GGUF ne reversed: [out, in]
+        if t.tensor_type == gguf.GGMLQuantizationType.F32:
+            values = np.array(t.data, dtype=np.float32)
+        else:
+            # Quantized files: dequantize with the gguf package (ggml's block
+            # layouts), as lanec's weight store does; both sides then see the
+            # same f32 weights.
+            try:
+                values = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+            except NotImplementedError:
+                raise SystemExit(f"{path}: {t.name}: the gguf package cannot dequantize "
+                                 f"{t.tensor_type.name}; use f32 weights (lanec synth --type f32)")
+        tensors[t.name] = values.reshape(shape)
     return field, tensors
 
 

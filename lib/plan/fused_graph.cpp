@@ -190,8 +190,9 @@ int FusedGraph::merge(const std::vector<int>& ids, NodeKind kind, const std::str
   return merged.id;
 }
 
-std::string FusedGraph::describe(int id) const {
-  const FusedNode& n = node(id);
+std::string FusedGraph::describe(int id) const { return describe_node(node(id)); }
+
+std::string FusedGraph::describe_node(const FusedNode& n) const {
   const Op& op = graph_->ops()[n.ops.back()];
   std::string out = "#" + std::to_string(n.ops.back()) + " " + op_kind_name(op.kind);
   if (!op.outputs.empty()) out += " " + graph_->tensor(op.outputs.front()).name;
@@ -205,7 +206,7 @@ void verify_fused_graph(const FusedGraph& fused, const std::string& stage) {
   for (TensorId t = 0; t < g.tensors().size(); ++t)
     defined[t] = g.tensor(t).role != Role::activation;
   auto fail = [&](const FusedNode& n, const std::string& why) {
-    throw Error("fused graph after stage '" + stage + "': node " + fused.describe(n.id) + " (" +
+    throw Error("fused graph after stage '" + stage + "': node " + fused.describe_node(n) + " (" +
                 node_kind_name(n.kind) + "): " + why);
   };
   for (const FusedNode& n : fused.nodes()) {

@@ -84,6 +84,7 @@ class FusedGraph {
 
   // Short text naming a node for decline reasons: "#12 matmul q_l00".
   std::string describe(int id) const;
+  std::string describe_node(const FusedNode& node) const;
 
  private:
   void reindex();

@@ -15,6 +15,7 @@
 #include "lib/plan/rewrite.h"
 #include "lib/plan/rule_tally.h"
 #include "lib/plan/size.h"
+#include "lib/plan/verify_schedule.h"
 #include "rules/registry.h"
 
 namespace lanec {
@@ -106,6 +107,7 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   for (TensorId t : g.outputs()) s.outputs.push_back(g.tensor(t).name);
   s.firings = tally.firings();
   s.census = take_census(s, tally);
+  verify_schedule(s);
   dump("schedule", [&] { return schedule_text(s); });
   return result;
 }
@@ -184,6 +186,9 @@ std::string census_json(const Schedule& s) {
   for (const auto& [role, b] : s.census.buffer_bytes) bytes[role] = b;
   j["buffer_bytes"] = bytes;
   j["weight_bytes_per_step"] = s.census.weight_bytes_per_step;
+  nlohmann::ordered_json firings = nlohmann::ordered_json::array();
+  for (const Firing& f : s.firings) firings.push_back({{"rule", f.rule}, {"ops", f.ops}});
+  j["firings"] = firings;
   return j.dump(2) + "\n";
 }
 

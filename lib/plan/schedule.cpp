@@ -46,6 +46,17 @@ const char* buffer_role_name(BufferRole role) {
   return "?";
 }
 
+uint64_t element_bytes(GgmlType type) {
+  switch (type) {
+    case GgmlType::F32:
+    case GgmlType::I32: return 4;
+    case GgmlType::F16:
+    case GgmlType::BF16: return 2;
+    case GgmlType::I8: return 1;
+    default: return 0;
+  }
+}
+
 namespace {
 
 void push(std::vector<std::string>& out, const std::string& name) {
@@ -137,6 +148,13 @@ std::pair<const Buffer*, int64_t> Schedule::storage_of(const std::string& name) 
     b = &buffer(b->view_of);
   }
   return {b, offset};
+}
+
+std::pair<const Buffer*, uint64_t> Schedule::storage_bytes_of(const std::string& name) const {
+  auto [root, offset] = storage_of(name);
+  uint64_t size = element_bytes(root->type);
+  LANEC_ASSERT(offset == 0 || size > 0, "view '" + name + "' into block-format storage " + root->name);
+  return {root, static_cast<uint64_t>(offset) * size};
 }
 
 }  // namespace lanec

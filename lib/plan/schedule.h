@@ -185,6 +185,10 @@ enum class BufferRole : uint8_t {
 };
 const char* buffer_role_name(BufferRole role);
 
+// Bytes of one element of a plain buffer of this type (f32/i32 4, f16/bf16
+// 2); 0 for block formats (weights), whose size comes from their layout.
+uint64_t element_bytes(GgmlType type);
+
 enum class BufferForm : uint8_t {
   plain,  // elements of `type`
   q8,     // int8 activations: n int8 then n/32 f32 scales (kernels/blocks.h)
@@ -249,6 +253,9 @@ struct Schedule {
   const Buffer& buffer(const std::string& name) const;
   // Follows views to the buffer that owns the storage; adds up offsets.
   std::pair<const Buffer*, int64_t> storage_of(const std::string& name) const;
+  // The same with the offset in bytes (what the emitter adds to the owning
+  // allocation's device pointer).
+  std::pair<const Buffer*, uint64_t> storage_bytes_of(const std::string& name) const;
 };
 
 }  // namespace lanec

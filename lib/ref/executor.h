@@ -9,7 +9,8 @@
 //  - The graph must pass verify_graph and have params named `token` and `pos`
 //    (i32 [1]), a f32 output (the logits) and, optionally, an i32 output
 //    (the next token). The constructor loads every constant (dequantizing
-//    through the store) and zeroes the states.
+//    through the store) and zeroes the states. The graph and the store must
+//    outlive the executor (it keeps references to both).
 //  - step(token, pos) runs every op once and returns the logits. States hold
 //    f32 values rounded to their declared type (f16/bf16 caches round on write).
 //  - Deterministic: the same steps give bit-identical results run to run and

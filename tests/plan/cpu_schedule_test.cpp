@@ -135,3 +135,42 @@ TEST_CASE("a planner wiring bug changes the logits", "[plan]") {
 
 }  // namespace
 }  // namespace lanec
+
+#include <random>
+
+#include "kernels/reference/numeric.h"
+
+namespace lanec {
+namespace {
+
+TEST_CASE("the executor's int8 quantization is the kernels' arithmetic", "[plan]") {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist(0.0f, 3.0f);
+  std::vector<float> x(256);
+  for (float& v : x) v = dist(rng);
+  for (int j = 0; j < 32; ++j) x[static_cast<size_t>(64 + j)] = 0.0f;  // an all-zero block
+  std::vector<int8_t> qs(256), ref_qs(256);
+  std::vector<float> d(8), ref_d(8);
+  quantize_q8_blocks(x.data(), 256, qs.data(), d.data());
+  kernels::ref::quantize_q8(x.data(), 256, ref_qs.data(), ref_d.data());
+  CHECK(qs == ref_qs);
+  CHECK(d == ref_d);
+}
+
+TEST_CASE("schedule matches the reference under random sets of held rules", "[plan]") {
+  // Rules interact (qkv_head_epilogue with gemv_parts, head_norm_rope with
+  // rope_parts, add_norm with gemv_norm_epilogue): hold random subsets.
+  std::mt19937 rng(11);
+  for (const char* preset : {"llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
+    auto model = test::tiny_model(preset);
+    for (int trial = 0; trial < 8; ++trial) {
+      std::vector<std::string> held;
+      for (const std::string& rule : rule_names())
+        if (rng() % 2) held.push_back(rule);
+      check_against_reference(*model, test::test_knobs("f32", "dequant"), held, 1e-4);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lanec

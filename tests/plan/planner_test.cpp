@@ -89,6 +89,8 @@ TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]"
   CHECK(s.buffer("q_l00").view_offset == 0);
   CHECK(s.buffer("k_l00").view_offset == 128);
   CHECK(s.buffer("v_l00").view_offset == 192);
+  CHECK(s.storage_bytes_of("v_l00").second == 192 * 4);
+  CHECK(s.storage_bytes_of("v_l00").first->name == "qkv_l00");
   // RoPE rotates in place: its output is a view of its input.
   CHECK(s.buffer("q_rope_l00").view_of == "q_l00");
   PlanOptions held;
@@ -243,6 +245,22 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   CHECK(std::get<GemvLaunch>(find_launch(deq, "gemv_logits")->params).rows_per_warp == 2);
   CHECK(std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params).n_split == 16);
   CHECK(r.schedule.census.weight_bytes_per_step > 7000000000ull);
+}
+
+}  // namespace
+}  // namespace lanec
+
+#include "lib/plan/verify_schedule.h"
+
+namespace lanec {
+namespace {
+
+TEST_CASE("the schedule verifier catches a launch moved before its input", "[plan]") {
+  auto model = test::tiny_model("llama-tiny");
+  Schedule s = plan_graph(model->graph, test::test_knobs("f32", "dequant"), {}).schedule;
+  verify_schedule(s);
+  std::swap(s.launches[1], s.launches[2]);  // the QKV GEMV before the norm making its input
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("reads attn_norm_l00 before any launch writes it"));
 }
 
 }  // namespace

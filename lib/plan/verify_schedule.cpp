@@ -1,0 +1,63 @@
+// Schedule checks (verify_schedule.h).
+#include "lib/plan/verify_schedule.h"
+
+#include <set>
+
+#include "lib/common/error.h"
+
+namespace lanec {
+namespace {
+
+[[noreturn]] void bad(const Launch& l, const std::string& why) {
+  LANEC_ASSERT(false, "schedule: launch " + l.name + ": " + why);
+  throw Error(why);  // not reached
+}
+
+void check_params(const Launch& l) {
+  if (const auto* g = std::get_if<GemvLaunch>(&l.params)) {
+    if (g->parts.empty() || g->parts.size() > 4) bad(l, "GEMV with " + std::to_string(g->parts.size()) + " parts");
+    if (g->swiglu && g->parts.size() != 2) bad(l, "SwiGLU GEMV without exactly two parts");
+    if (g->rows_per_warp != 1 && g->rows_per_warp != 2 && g->rows_per_warp != 4)
+      bad(l, "rows_per_warp " + std::to_string(g->rows_per_warp));
+    if (g->split_k < 1 || g->split_k > 16) bad(l, "split_k " + std::to_string(g->split_k));
+    if ((g->numerics == GemvNumerics::int8) != g->x.empty() || g->x.empty() == g->x_q8.empty())
+      bad(l, "GEMV input does not match its numerics");
+  }
+  if (const auto* r = std::get_if<RopeLaunch>(&l.params))
+    if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");
+}
+
+}  // namespace
+
+void verify_schedule(const Schedule& s) {
+  for (size_t i = 1; i < s.buffers.size(); ++i)
+    LANEC_ASSERT(s.buffers[i - 1].name < s.buffers[i].name, "schedule buffers not sorted/unique at " + s.buffers[i].name);
+  for (const Buffer& b : s.buffers) {
+    if (!b.is_view()) continue;
+    auto [root, offset] = s.storage_of(b.name);
+    LANEC_ASSERT(offset >= 0 && offset + b.elements <= root->elements,
+                 "view " + b.name + " overruns " + root->name);
+    LANEC_ASSERT(root->type == b.type, "view " + b.name + " changes the element type of " + root->name);
+  }
+  std::set<std::string> written;  // storage roots written so far
+  for (const Launch& l : s.launches) {
+    check_params(l);
+    for (const std::string& name : l.reads()) {
+      const Buffer* b = s.find_buffer(name);
+      if (!b) bad(l, "reads unknown buffer " + name);
+      if (b->role != BufferRole::activation) continue;
+      std::string root = s.storage_of(name).first->name;
+      if (!written.count(root)) bad(l, "reads " + name + " before any launch writes it");
+      if (b->form == BufferForm::q8 && l.kind != LaunchKind::gemv)
+        bad(l, "reads the int8 form " + name + " but is not a GEMV");
+    }
+    for (const std::string& name : l.writes()) {
+      if (!s.find_buffer(name)) bad(l, "writes unknown buffer " + name);
+      written.insert(s.storage_of(name).first->name);
+    }
+  }
+  for (const std::string& out : s.outputs)
+    LANEC_ASSERT(written.count(s.storage_of(out).first->name), "output " + out + " is never written");
+}
+
+}  // namespace lanec

@@ -1,0 +1,18 @@
+// Checks a finished schedule before anyone emits or runs it (a planner bug
+// caught here is an internal error naming the launch and buffer):
+//  - every buffer a launch names exists; views resolve within their storage
+//    and keep its element type;
+//  - every activation a launch reads (through any view) was written by an
+//    earlier launch: the schedule's order is executable;
+//  - int8 forms are read only by int8 GEMVs and written before they are read;
+//  - GEMV parts share one k and one format, at most 4 parts, rows_per_warp
+//    in {1, 2, 4}, split_k in 1..16; rope parts at most 2.
+#pragma once
+
+#include "lib/plan/schedule.h"
+
+namespace lanec {
+
+void verify_schedule(const Schedule& schedule);
+
+}  // namespace lanec
