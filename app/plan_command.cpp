@@ -2,13 +2,15 @@
 //   [--census] [--dump-after STAGE] [--max-ctx N]
 // Plans the model's decode step under a knob file and prints the summary:
 // launches by kind, rules fired and declined (with reasons), buffers and
-// their bytes, weight bytes read per step. `-o model.cu` and `--build` belong
-// to the emitter and join this command when it lands.
+// their bytes, weight bytes read per step. `-o model.cu` writes the emitted
+// CUDA program instead (docs/emitted-program.md); `--build` then runs nvcc on it.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 
 #include "app/command.h"
+#include "emit/build_program.h"
+#include "emit/emit_program.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/graph/text.h"
@@ -28,7 +30,27 @@ struct PlanArgs {
   int64_t max_ctx = 0;
   bool json = false;
   bool census_only = false;
+  std::string output;  // -o: the emitted program
+  bool build = false;  // --build: nvcc it
 };
+
+// -o / --build: the emitted program, and optionally its build.
+void write_program(const PlanArgs& args, const PlanResult& result, const GgufFile& gguf) {
+  EmitOptions emit;
+  emit.knob_file = args.knobs;
+  std::string name = program_path_for(args.output);
+  const size_t slash = name.find_last_of('/');
+  emit.output_name = slash == std::string::npos ? name : name.substr(slash + 1);
+  const std::string text = emit_program(result.schedule, result.graph, model_identity(gguf), emit);
+  std::FILE* f = std::fopen(args.output.c_str(), "wb");
+  if (f == nullptr) throw Error(args.output + ": cannot write the program file");
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) throw Error(args.output + ": writing the program file failed");
+  std::fprintf(stderr, "wrote %s (%zu launches a step)\n", args.output.c_str(), result.schedule.launches.size());
+  if (!args.build) return;
+  build_program(args.output, result.schedule.knobs.chip.arch);
+  std::fprintf(stderr, "built %s\n", program_path_for(args.output).c_str());
+}
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
@@ -45,6 +67,10 @@ void run_plan(const PlanArgs& args) {
   } else {
     result = plan_graph(read_graph_file(args.graph_file), knobs, options);
     result.schedule.model_name = gguf.get_string_or("general.name", "");
+  }
+  if (!args.output.empty()) {
+    write_program(args, result, gguf);
+    return;
   }
   if (!args.dump_after.empty()) {
     print(result.dump);
@@ -75,7 +101,12 @@ const RegisterCommand registration(40, "plan", [](CLI::App& root) {
   cmd->add_option("--max-ctx", args->max_ctx, "Cap the KV cache rows (0: the model's context)");
   cmd->add_flag("--json", args->json, "Print the census as JSON");
   cmd->add_flag("--census", args->census_only, "Print only the census (no launch and buffer list)");
-  cmd->callback([args] { run_plan(*args); });
+  cmd->add_option("-o,--output", args->output, "Write the emitted CUDA program to this .cu file");
+  cmd->add_flag("--build", args->build, "With -o: build the program with nvcc for the knob file's arch");
+  cmd->callback([args] {
+    if (args->build && args->output.empty()) throw Error("plan: --build needs -o FILE.cu");
+    run_plan(*args);
+  });
 });
 
 }  // namespace

@@ -1,0 +1,425 @@
+// The host side of an emitted program: run_program(argc, argv, spec) parses
+// the command line, maps and checks the GGUF, uploads the weights, captures
+// spec.step once as a CUDA graph and replays it per token.
+//
+// Decoding (docs/emitted-program.md):
+//  - Prefill is token by token through the same graph: before each replay the
+//    host queues a copy of the next prompt token into the token slot (no
+//    synchronization); the graph's argmax advances the position on the device.
+//  - Greedy (--temp 0): argmax runs in the graph and writes the next token and
+//    position on the device; the host queues up to kDrainEvery replays, then
+//    reads the argmax ring back once and streams that batch of text.
+//  - Sampling (--temp > 0) and --logits: the host reads the logits after every
+//    step (sampling on the host, sampler.h) and writes the chosen token into
+//    the token slot, overriding the argmax.
+// Exit codes: 0 ok, 1 CUDA failure, 2 usage, 3 model file, 4 prompt,
+// 5 GPU (none, too old, too little memory), 6 output file.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/lanec_kernels.cuh"
+#include "kernels/runtime/npy_writer.h"
+#include "kernels/runtime/options.h"
+#include "kernels/runtime/sampler.h"
+#include "kernels/runtime/spec.h"
+#include "kernels/runtime/weight_upload.cuh"
+#include "lib/common/error.h"
+#include "lib/gguf/gguf_file.h"
+#include "lib/tokenizer/gguf_vocab.h"
+#include "lib/tokenizer/tokenizer.h"
+
+namespace lanec::runtime {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitCuda = 1,
+  kExitUsage = 2,
+  kExitModel = 3,
+  kExitPrompt = 4,
+  kExitGpu = 5,
+  kExitOutput = 6,
+};
+
+constexpr int kDrainEvery = 16;  // greedy replays queued between reads of the argmax ring
+
+inline int fail(const char* prog, int code, const std::string& message) {
+  std::fprintf(stderr, "%s: error: %s\n", prog, message.c_str());
+  return code;
+}
+
+// The device state of one running program.
+struct Device {
+  uint8_t* weights = nullptr;
+  uint8_t* buffers = nullptr;
+  DecodeSlots slots{};
+  cudaStream_t stream = nullptr;
+  cudaGraphExec_t graph = nullptr;
+  int* pinned_tokens = nullptr;  // prompt / sampled tokens the host queues copies from
+  int* ring_host = nullptr;      // ring + count read back
+  int ring_capacity = 0;
+
+  // Teardown is checked too, but only warns: the results are out by now.
+  static void check_teardown(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) std::fprintf(stderr, "warning: %s at exit: %s\n", what, cudaGetErrorString(status));
+  }
+  ~Device() {
+    if (graph) check_teardown(cudaGraphExecDestroy(graph), "cudaGraphExecDestroy");
+    if (stream) check_teardown(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    if (pinned_tokens) check_teardown(cudaFreeHost(pinned_tokens), "cudaFreeHost");
+    if (ring_host) check_teardown(cudaFreeHost(ring_host), "cudaFreeHost");
+    if (weights) check_teardown(cudaFree(weights), "cudaFree");
+    if (buffers) check_teardown(cudaFree(buffers), "cudaFree");
+  }
+
+  void replay() { LANEC_CUDA_CHECK(cudaGraphLaunch(graph, stream)); }
+  // Queues token slot <- pinned_tokens[i] (ordered before the next replay).
+  void queue_token(size_t i) {
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(slots.token, pinned_tokens + i, sizeof(int), cudaMemcpyHostToDevice, stream));
+  }
+  // Resets the decode state: position 0, empty ring (caches are overwritten
+  // row by row before attention reads them, so they need no clearing).
+  void reset() {
+    LANEC_CUDA_CHECK(cudaMemsetAsync(slots.pos, 0, sizeof(int), stream));
+    LANEC_CUDA_CHECK(cudaMemsetAsync(slots.ring_count, 0, sizeof(int), stream));
+  }
+  // Reads the ring and its count back (synchronizes); returns the count.
+  int read_ring() {
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(ring_host, slots.ring, sizeof(int) * ring_capacity, cudaMemcpyDeviceToHost, stream));
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(ring_host + ring_capacity, slots.ring_count, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    LANEC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return ring_host[ring_capacity];
+  }
+  int ring_token(int index) const { return ring_host[index % ring_capacity]; }
+  void read_logits(std::vector<float>& out, int n_vocab) {
+    out.resize(static_cast<size_t>(n_vocab));
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(out.data(), slots.logits, sizeof(float) * n_vocab, cudaMemcpyDeviceToHost, stream));
+    LANEC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+};
+
+// Prints generated text as it arrives (control tokens left out).
+struct TextStream {
+  const Tokenizer* tokenizer = nullptr;
+  bool enabled = true;
+  void put(int32_t id) {
+    if (!enabled) return;
+    if (tokenizer == nullptr) {
+      std::printf(" %d", id);
+    } else if (!tokenizer->is_control(id)) {
+      const std::string piece = tokenizer->token_piece(id);
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+    }
+  }
+  void flush() {
+    if (enabled) std::fflush(stdout);
+  }
+};
+
+inline float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0.0f;
+  LANEC_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline double stddev(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  double mean = 0.0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double s = 0.0;
+  for (double x : v) s += (x - mean) * (x - mean);
+  return std::sqrt(s / static_cast<double>(v.size() - 1));
+}
+
+// --bench: prefill of the prompt (pp) and greedy decode of n tokens (tg),
+// timed with CUDA events over `repeats` runs after one warm-up run; prints
+// the median ms/token and tokens/s (mean ± sd over the runs).
+inline void run_bench(Device& dev, const ProgramSpec& spec, const std::vector<int32_t>& prompt, int n_decode,
+                      int repeats, const std::string& gpu_name) {
+  cudaEvent_t e0, e1, e2;
+  LANEC_CUDA_CHECK(cudaEventCreate(&e0));
+  LANEC_CUDA_CHECK(cudaEventCreate(&e1));
+  LANEC_CUDA_CHECK(cudaEventCreate(&e2));
+  std::vector<double> pp_ms, tg_ms;
+  for (int r = -1; r < repeats; ++r) {  // r = -1: warm-up
+    dev.reset();
+    LANEC_CUDA_CHECK(cudaEventRecord(e0, dev.stream));
+    for (size_t i = 0; i < prompt.size(); ++i) {
+      dev.queue_token(i);
+      dev.replay();
+    }
+    LANEC_CUDA_CHECK(cudaEventRecord(e1, dev.stream));
+    for (int i = 0; i < n_decode; ++i) dev.replay();
+    LANEC_CUDA_CHECK(cudaEventRecord(e2, dev.stream));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(e2));
+    if (r < 0) continue;
+    pp_ms.push_back(static_cast<double>(elapsed_ms(e0, e1)) / static_cast<double>(prompt.size()));
+    if (n_decode > 0) tg_ms.push_back(static_cast<double>(elapsed_ms(e1, e2)) / n_decode);
+  }
+  LANEC_CUDA_CHECK(cudaEventDestroy(e0));
+  LANEC_CUDA_CHECK(cudaEventDestroy(e1));
+  LANEC_CUDA_CHECK(cudaEventDestroy(e2));
+
+  const std::string model = std::string(spec.arch) + " " + (spec.model_name[0] ? spec.model_name : "(unnamed)");
+  char size[32];
+  std::snprintf(size, sizeof size, "%.2f MiB", static_cast<double>(spec.weight_bytes) / 1048576.0);
+  std::printf("| model | weights | planned for | GPU | test | ms/token | t/s |\n");
+  std::printf("| --- | ---: | --- | --- | --- | ---: | ---: |\n");
+  auto row = [&](const std::string& test, const std::vector<double>& ms) {
+    if (ms.empty()) return;
+    std::vector<double> tps;
+    for (double m : ms) tps.push_back(1000.0 / m);
+    double mean = 0.0;
+    for (double t : tps) mean += t;
+    mean /= static_cast<double>(tps.size());
+    std::printf("| %s | %s | sm_%d | %s | %s | %.3f | %.2f ± %.2f |\n", model.c_str(), size, spec.sm, gpu_name.c_str(),
+                test.c_str(), median(ms), mean, stddev(tps));
+  };
+  row("pp" + std::to_string(prompt.size()), pp_ms);
+  row("tg" + std::to_string(n_decode), tg_ms);
+}
+
+inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
+  const char* prog = argc > 0 ? argv[0] : "model";
+  ProgramOptions opt;
+  const std::string usage_error = parse_options(argc, argv, opt);
+  if (opt.help) {
+    std::printf("%s: %s (%s), planned for sm_%d: %s\n%s", prog, spec.model_name, spec.arch, spec.sm, spec.knobs,
+                usage_text());
+    return kExitOk;
+  }
+  if (!usage_error.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n%s", prog, usage_error.c_str(), usage_text());
+    return kExitUsage;
+  }
+
+  // ---- the model file: mapped, checked against the plan, its vocabulary
+  std::optional<GgufFile> gguf;
+  std::optional<Tokenizer> tokenizer;
+  try {
+    gguf.emplace(GgufFile::open(opt.model_path));
+  } catch (const std::exception& e) {
+    return fail(prog, kExitModel, e.what());
+  }
+  const std::vector<std::string> diffs = model_differences(*gguf, spec);
+  if (!diffs.empty()) {
+    std::string msg = opt.model_path + " is not the model this program was planned for (" + spec.model_name +
+                      ", fingerprint " + spec.fingerprint + "):";
+    for (size_t i = 0; i < diffs.size() && i < 12; ++i) msg += "\n  " + diffs[i];
+    if (diffs.size() > 12) msg += "\n  ... and " + std::to_string(diffs.size() - 12) + " more differences";
+    return fail(prog, kExitModel, msg);
+  }
+  std::string tokenizer_error;
+  try {
+    tokenizer.emplace(Tokenizer::from_vocab(load_vocab(*gguf)));
+  } catch (const std::exception& e) {
+    tokenizer_error = e.what();
+  }
+
+  // ---- the prompt
+  std::vector<int32_t> prompt;
+  if (opt.has_prompt_tokens) {
+    prompt = opt.prompt_tokens;
+  } else if (opt.has_prompt) {
+    if (!tokenizer) return fail(prog, kExitModel, "cannot tokenize the prompt: " + tokenizer_error);
+    try {
+      prompt = tokenizer->encode(opt.prompt, /*add_special=*/true, /*parse_special=*/true);
+    } catch (const std::exception& e) {
+      return fail(prog, kExitPrompt, std::string("cannot tokenize the prompt: ") + e.what());
+    }
+  } else if (tokenizer && tokenizer->bos_id() >= 0) {
+    prompt = {tokenizer->bos_id()};
+  }
+  if (prompt.empty())
+    return fail(prog, kExitPrompt, "the prompt is empty (give -p TEXT or --prompt-tokens \"ID ...\")");
+  for (int32_t id : prompt)
+    if (id < 0 || id >= spec.n_vocab)
+      return fail(prog, kExitPrompt, "prompt token " + std::to_string(id) + " is outside the vocabulary [0, " +
+                                         std::to_string(spec.n_vocab) + ")");
+  const int n_prompt = static_cast<int>(prompt.size());
+  if (n_prompt > spec.n_ctx)
+    return fail(prog, kExitPrompt, "the prompt is " + std::to_string(n_prompt) + " tokens; the context holds " +
+                                       std::to_string(spec.n_ctx) + " (plan with a larger --max-ctx)");
+  // P + n - 1 steps run at positions 0 .. P + n - 2, which must fit the cache.
+  int n_generate = std::min(opt.n_predict, spec.n_ctx - n_prompt + 1);
+  if (n_generate < opt.n_predict && !opt.quiet)
+    std::fprintf(stderr, "%s: note: generating %d tokens, not %d: the context holds %d positions\n", prog, n_generate,
+                 opt.n_predict, spec.n_ctx);
+
+  // ---- the GPU
+  int n_devices = 0;
+  const cudaError_t count_status = cudaGetDeviceCount(&n_devices);
+  if (count_status != cudaSuccess || n_devices == 0)
+    return fail(prog, kExitGpu, std::string("no CUDA GPU available (") +
+                                    (count_status != cudaSuccess ? cudaGetErrorString(count_status) : "0 devices") + ")");
+  cudaDeviceProp prop{};
+  LANEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int sm = prop.major * 10 + prop.minor;
+  if (sm < spec.sm)
+    return fail(prog, kExitGpu, std::string("GPU 0 (") + prop.name + ") is sm_" + std::to_string(sm) +
+                                    "; this program was planned and built for sm_" + std::to_string(spec.sm));
+  if (sm != spec.sm && !opt.quiet)
+    std::fprintf(stderr, "%s: note: GPU 0 (%s) is sm_%d; planned for sm_%d (launch parameters may not suit it)\n",
+                 prog, prop.name, sm, spec.sm);
+  size_t free_bytes = 0, total_bytes = 0;
+  LANEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  uint64_t staging = 0;
+  for (size_t i = 0; i < spec.n_weights; ++i)
+    if (spec.weights[i].ggml_type == kGgmlQ8_0) staging = std::max<uint64_t>(staging, spec.weights[i].bytes);
+  const uint64_t needed = spec.weight_bytes + spec.buffer_bytes + staging;
+  if (needed > free_bytes)
+    return fail(prog, kExitGpu, "GPU 0 (" + std::string(prop.name) + ") has " + std::to_string(free_bytes >> 20) +
+                                    " MiB free; the program needs " + std::to_string((needed >> 20) + 1) + " MiB");
+
+  // ---- device state: allocations, weights, the captured step
+  Device dev;
+  dev.ring_capacity = spec.ring_capacity;
+  LANEC_CUDA_CHECK(cudaMalloc(&dev.weights, spec.weight_bytes));
+  LANEC_CUDA_CHECK(cudaMalloc(&dev.buffers, spec.buffer_bytes));
+  LANEC_CUDA_CHECK(cudaMemset(dev.buffers, 0, spec.buffer_bytes));
+  dev.slots = spec.bind(dev.weights, dev.buffers);
+  upload_weights(*gguf, spec, dev.weights, !opt.quiet);
+  // The step runs on a non-blocking stream, which does not wait for the legacy
+  // stream's memset and copies above.
+  LANEC_CUDA_CHECK(cudaDeviceSynchronize());
+  const size_t pinned_count = static_cast<size_t>(n_prompt) + static_cast<size_t>(n_generate) + 1;
+  LANEC_CUDA_CHECK(cudaMallocHost(&dev.pinned_tokens, pinned_count * sizeof(int)));
+  LANEC_CUDA_CHECK(cudaMallocHost(&dev.ring_host, (static_cast<size_t>(spec.ring_capacity) + 1) * sizeof(int)));
+  std::copy(prompt.begin(), prompt.end(), dev.pinned_tokens);
+  LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  LANEC_CUDA_CHECK(cudaStreamBeginCapture(dev.stream, cudaStreamCaptureModeThreadLocal));
+  spec.step(dev.stream);
+  LANEC_CUDA_CHECK(cudaStreamEndCapture(dev.stream, &graph));
+  LANEC_CUDA_CHECK(cudaGraphInstantiate(&dev.graph, graph, 0));
+  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
+
+  if (opt.bench) {
+    const int n_decode = std::min(opt.n_predict, spec.n_ctx - n_prompt);
+    run_bench(dev, spec, prompt, n_decode, opt.bench_repeats, prop.name);
+    return kExitOk;
+  }
+
+  // ---- generation
+  const int32_t eos = tokenizer ? tokenizer->eos_id() : -1;
+  auto stops = [&](int32_t id) { return !opt.ignore_eos && eos >= 0 && id == eos; };
+  TextStream text;
+  text.tokenizer = tokenizer ? &*tokenizer : nullptr;
+  text.enabled = !opt.print_tokens;
+  if (text.enabled && opt.has_prompt) {
+    std::fputs(opt.prompt.c_str(), stdout);
+    text.flush();
+  }
+  const bool per_step = opt.temperature > 0.0f || !opt.logits_path.empty();
+  std::optional<NpyLogits> logits_dump;
+  if (!opt.logits_path.empty()) logits_dump.emplace(spec.n_vocab);
+  Sampler sampler(opt.temperature, opt.top_k, opt.top_p, opt.seed);
+  std::vector<float> logits;
+  std::vector<int32_t> generated;
+
+  cudaEvent_t t0, t1, t2;
+  LANEC_CUDA_CHECK(cudaEventCreate(&t0));
+  LANEC_CUDA_CHECK(cudaEventCreate(&t1));
+  LANEC_CUDA_CHECK(cudaEventCreate(&t2));
+  dev.reset();
+  LANEC_CUDA_CHECK(cudaEventRecord(t0, dev.stream));
+  if (per_step) {
+    // One step at a time: the host sees every step's logits.
+    const int n_steps = n_prompt + n_generate - 1;
+    for (int s = 0; s < n_steps; ++s) {
+      if (s < n_prompt) dev.queue_token(static_cast<size_t>(s));
+      dev.replay();
+      dev.read_logits(logits, spec.n_vocab);
+      if (s == n_prompt - 1) LANEC_CUDA_CHECK(cudaEventRecord(t1, dev.stream));
+      if (logits_dump) logits_dump->append(logits.data());
+      if (s < n_prompt - 1) continue;
+      int32_t next;
+      if (opt.temperature > 0.0f) {
+        next = sampler.sample(logits.data(), spec.n_vocab);
+        dev.pinned_tokens[n_prompt + generated.size()] = next;
+        dev.queue_token(static_cast<size_t>(n_prompt) + generated.size());
+      } else {
+        next = dev.read_ring() > s ? dev.ring_token(s) : 0;
+      }
+      generated.push_back(next);
+      text.put(next);
+      text.flush();
+      if (stops(next)) break;
+    }
+  } else {
+    for (int s = 0; s < n_prompt; ++s) {
+      dev.queue_token(static_cast<size_t>(s));
+      dev.replay();
+    }
+    LANEC_CUDA_CHECK(cudaEventRecord(t1, dev.stream));
+    int next_index = n_prompt - 1;  // ring index of the next generated token
+    int queued = n_prompt;          // steps queued so far
+    const int n_steps = n_prompt + n_generate - 1;
+    bool stopped = false;
+    for (;;) {
+      const int count = dev.read_ring();
+      for (; next_index < count && static_cast<int>(generated.size()) < n_generate; ++next_index) {
+        const int32_t id = dev.ring_token(next_index);
+        generated.push_back(id);
+        text.put(id);
+        if (stops(id)) {
+          stopped = true;
+          break;
+        }
+      }
+      text.flush();
+      if (stopped || static_cast<int>(generated.size()) >= n_generate || queued >= n_steps) break;
+      const int batch = std::min({kDrainEvery, n_steps - queued, spec.ring_capacity});
+      for (int i = 0; i < batch; ++i) dev.replay();
+      queued += batch;
+    }
+  }
+  LANEC_CUDA_CHECK(cudaEventRecord(t2, dev.stream));
+  LANEC_CUDA_CHECK(cudaEventSynchronize(t2));
+  if (text.enabled) std::printf("\n");
+
+  if (opt.print_tokens) {
+    std::printf("prompt:");
+    for (int32_t id : prompt) std::printf(" %d", id);
+    std::printf("\ngenerated:");
+    for (int32_t id : generated) std::printf(" %d", id);
+    std::printf("\n");
+  }
+  if (logits_dump) {
+    // One row a step: P + n - 1 rows (the last generated token is never fed back), as lanec ref.
+    if (!logits_dump->write(opt.logits_path))
+      return fail(prog, kExitOutput, "cannot write logits to " + opt.logits_path);
+  }
+  if (!opt.quiet) {
+    const double prefill_ms = elapsed_ms(t0, t1);
+    const double decode_ms = elapsed_ms(t1, t2);
+    const int n_decoded = std::max(0, static_cast<int>(generated.size()) - 1);
+    std::fprintf(stderr, "prefill: %d tokens in %.2f ms (%.2f ms/token, %.1f tokens/s)\n", n_prompt, prefill_ms,
+                 prefill_ms / n_prompt, 1000.0 * n_prompt / prefill_ms);
+    if (n_decoded > 0)
+      std::fprintf(stderr, "decode:  %d tokens in %.2f ms (%.2f ms/token, %.1f tokens/s)%s\n", n_decoded, decode_ms,
+                   decode_ms / n_decoded, 1000.0 * n_decoded / decode_ms,
+                   per_step ? " (host reads every step)" : "");
+  }
+  LANEC_CUDA_CHECK(cudaEventDestroy(t0));
+  LANEC_CUDA_CHECK(cudaEventDestroy(t1));
+  LANEC_CUDA_CHECK(cudaEventDestroy(t2));
+  return kExitOk;
+}
+
+}  // namespace lanec::runtime

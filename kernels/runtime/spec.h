@@ -1,0 +1,68 @@
+// What an emitted program tells the runtime about itself (plain C++17): the
+// planned weight table the GGUF is checked against, the metadata values the
+// plan baked in, the sizes of its two device allocations, and its bind() and
+// step() functions. kernels/runtime/program.cuh runs a program from this.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#else
+typedef struct CUstream_st* cudaStream_t;
+#endif
+
+namespace lanec::runtime {
+
+// An int8 activation vector (kernels/blocks.h): n int8 values, n/32 f32 scales.
+struct Int8Vec {
+  int8_t* qs;
+  float* d;
+};
+
+// One planned weight: the GGUF tensor it comes from and where it goes.
+struct PlannedWeight {
+  const char* gguf_name;
+  uint32_t ggml_type;   // GgmlType id (Q8_0 = 8 is repacked to q8_0_split at load)
+  size_t n_dims;
+  int64_t ne[4];        // GGUF order: ne[0] is the contiguous axis
+  uint64_t bytes;
+  uint64_t offset;      // into the weight allocation (256-byte aligned)
+};
+
+// A metadata key and its value as gguf_value_summary prints it.
+struct PlannedKey {
+  const char* key;
+  const char* value;
+};
+
+// Device pointers of the decode state (the argmax launch advances them).
+struct DecodeSlots {
+  int* token;             // i32 [1]: the token the next step embeds
+  int* pos;               // i32 [1]: its position
+  const float* logits;    // f32 [n_vocab]: the last step's logits
+  int* ring;              // i32 [ring_capacity]: argmax tokens, appended per step
+  int* ring_count;        // i32 [1]: tokens appended so far
+};
+
+struct ProgramSpec {
+  const char* model_name;
+  const char* arch;
+  const char* fingerprint;
+  const char* knobs;
+  int sm;                 // planned compute capability (90 = sm_90)
+  const PlannedWeight* weights;
+  size_t n_weights;
+  uint64_t weight_bytes;
+  const PlannedKey* metadata;
+  size_t n_metadata;
+  uint64_t buffer_bytes;
+  int n_vocab;
+  int n_ctx;
+  int ring_capacity;
+  DecodeSlots (*bind)(uint8_t* weight_base, uint8_t* buffer_base);
+  void (*step)(cudaStream_t stream);
+};
+
+}  // namespace lanec::runtime

@@ -1,0 +1,166 @@
+// The emitter's contract: golden programs for the tiny samples under two knob
+// files, byte for byte; identical text across runs; clear errors for launches
+// the kernel library cannot take; the model identity the program checks.
+// Regenerate the golden files after an intended change with
+//   LANEC_UPDATE_GOLDEN=1 ./build/tests/lanec_tests "[emit]"
+// and read the diff. The nvcc compile check of every golden program is the
+// hidden test "[emit-nvcc]" (tests/emit/nvcc_compile_test.cpp).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "emit/emit_program.h"
+#include "lib/common/error.h"
+#include "lib/gguf/gguf_file.h"
+#include "lib/gguf/gguf_writer.h"
+#include "lib/knobs/knobs.h"
+#include "lib/plan/planner.h"
+#include "lib/synth/synth.h"
+#include "tests/emit/emit_samples.h"
+
+using namespace lanec;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Line number (1-based) and both lines where the texts first differ.
+std::string first_difference(const std::string& want, const std::string& got) {
+  std::istringstream a(want), b(got);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ha = static_cast<bool>(std::getline(a, la));
+    const bool hb = static_cast<bool>(std::getline(b, lb));
+    if (!ha && !hb) return "texts differ only in the final newline";
+    if (!ha || !hb || la != lb)
+      return "first difference at line " + std::to_string(line) + ":\n  golden:  " + (ha ? la : "<end of file>") +
+             "\n  emitted: " + (hb ? lb : "<end of file>");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("emitted programs match the golden files", "[emit]") {
+  const bool update = std::getenv("LANEC_UPDATE_GOLDEN") != nullptr;
+  for (const std::string& sample : emit_test::samples()) {
+    for (const std::string& knobs : emit_test::knob_files()) {
+      const std::string path = emit_test::golden_path(sample, knobs);
+      const std::string text = emit_test::emit_sample(sample, knobs);
+      if (update) {
+        std::ofstream(path, std::ios::binary) << text;
+        continue;
+      }
+      INFO(path);
+      const std::string golden = read_file(path);
+      REQUIRE_FALSE(golden.empty());
+      if (golden != text) FAIL(first_difference(golden, text));
+    }
+  }
+}
+
+TEST_CASE("emitted text is identical across runs", "[emit]") {
+  const std::string a = emit_test::emit_sample("qwen3-tiny", "h200");
+  const std::string b = emit_test::emit_sample("qwen3-tiny", "h200");
+  CHECK(a == b);
+  // No absolute paths: the knob file appears by its name only.
+  CHECK(a.find(LANEC_SOURCE_DIR) == std::string::npos);
+  CHECK(a.find("// knob file:   h200.yaml") != std::string::npos);
+}
+
+TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]") {
+  const std::string text = emit_test::emit_sample("qwen3-tiny", "h200");
+  const emit_test::Planned planned = emit_test::plan_sample("qwen3-tiny", "h200");
+  for (const Launch& l : planned.result.schedule.launches) {
+    INFO(l.name);
+    CHECK(text.find("{  // " + l.name + ": ") != std::string::npos);
+  }
+  CHECK(text.find("[head_norm_rope, rope_parts]") != std::string::npos);
+  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>") != std::string::npos);
+  CHECK(text.find("launch_attention<32, CachePrecision::f16>") != std::string::npos);
+  CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
+  CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
+}
+
+TEST_CASE("held rules and knobs show in the header and change the launches", "[emit]") {
+  emit_test::Planned planned = emit_test::plan_sample("llama-tiny", "rtx4090", {"glu_pair"});
+  EmitOptions options;
+  options.knob_file = "/somewhere/rtx4090.yaml";
+  const std::string text = emit_program(planned.result.schedule, planned.result.graph, planned.identity, options);
+  CHECK(text.find("// held rules:  glu_pair\n") != std::string::npos);
+  CHECK(text.find("// knob file:   rtx4090.yaml\n") != std::string::npos);
+  CHECK(text.find("-arch=sm_89") != std::string::npos);
+  CHECK(text.find("launch_elementwise<ElementwiseOp::swiglu>") != std::string::npos);
+  CHECK(text.find("/somewhere") == std::string::npos);
+}
+
+TEST_CASE("launches without a kernel are refused with the launch's name", "[emit]") {
+  emit_test::Planned planned = emit_test::plan_sample("llama-tiny", "h200");
+  Schedule& s = planned.result.schedule;
+  SECTION("a GEMV over Q4_K weights") {
+    for (Launch& l : s.launches)
+      if (auto* g = std::get_if<GemvLaunch>(&l.params)) {
+        g->format = GgmlType::Q4_K;
+        g->numerics = GemvNumerics::f32;
+        break;
+      }
+    CHECK_THROWS_WITH(emit_program(s, planned.result.graph, planned.identity, {}),
+                      Catch::Contains("no GEMV kernel reads q4_K") || Catch::Contains("no GEMV kernel reads q4_k"));
+  }
+  SECTION("a per-head norm without RoPE (head_norm_rope held)") {
+    emit_test::Planned qwen3 = emit_test::plan_sample("qwen3-tiny", "h200", {"head_norm_rope"});
+    CHECK_THROWS_WITH(emit_program(qwen3.result.schedule, qwen3.result.graph, qwen3.identity, {}),
+                      Catch::Contains("launch rope_q_l00: a per-head norm without RoPE (rope_dims 0"));
+  }
+  SECTION("a head size the attention kernel does not take") {
+    for (Launch& l : s.launches)
+      if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
+        a->head_dim = 48;
+        break;
+      }
+    CHECK_THROWS_WITH(emit_program(s, planned.result.graph, planned.identity, {}), Catch::Contains("head_dim 48"));
+  }
+}
+
+TEST_CASE("with row_write held, K and V are written by launches of their own", "[emit]") {
+  emit_test::Planned planned = emit_test::plan_sample("qwen3-tiny", "h200", {"row_write"});
+  const std::string text = emit_program(planned.result.schedule, planned.result.graph, planned.identity, {});
+  CHECK(text.find("// K only: passed as both K and V") != std::string::npos);
+  CHECK(text.find("// V only: passed as both K and V") != std::string::npos);
+  CHECK(text.find("p.k_cache = b.cache_v_l01;\n    p.v_cache = b.cache_v_l01;") != std::string::npos);
+}
+
+TEST_CASE("model identity: checked metadata and fingerprint", "[emit]") {
+  const emit_test::Planned a = emit_test::plan_sample("qwen3-tiny", "h200");
+  const emit_test::Planned b = emit_test::plan_sample("qwen2-tiny", "h200");
+  REQUIRE_FALSE(a.identity.checked_metadata.empty());
+  CHECK(a.identity.checked_metadata.front().first == "general.architecture");
+  CHECK(a.identity.checked_metadata.front().second == "\"qwen3\"");
+  for (const auto& [key, value] : a.identity.checked_metadata) {
+    INFO(key);
+    CHECK((key == "general.architecture" || key.rfind("qwen3.", 0) == 0));
+  }
+  CHECK(a.identity.fingerprint.size() == 16);
+  CHECK(a.identity.fingerprint != b.identity.fingerprint);
+  CHECK(a.identity.fingerprint == emit_test::plan_sample("qwen3-tiny", "rtx4090").identity.fingerprint);
+}
+
+TEST_CASE("the build command names the runtime sources and the arch", "[emit]") {
+  const std::string cmd = nvcc_build_command("/src", "sm_90", "model.cu", "model");
+  CHECK(cmd.rfind("nvcc -std=c++17 -O3 -arch=sm_90 -I/src -o model model.cu ", 0) == 0);
+  for (const std::string& s : runtime_sources()) {
+    INFO(s);
+    CHECK(cmd.find("/src/" + s) != std::string::npos);
+    CHECK(std::ifstream(std::string(LANEC_SOURCE_DIR) + "/" + s).good());
+  }
+  CHECK(cmd.size() > 9);
+  CHECK(cmd.compare(cmd.size() - 9, 9, "-lpcre2-8") == 0);
+}

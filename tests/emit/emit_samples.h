@@ -1,0 +1,61 @@
+// Shared by the emitter tests: the tiny samples (lib/synth presets) and knob
+// files the golden programs are made from (head size widened to 32), and how
+// one is planned and emitted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emit/emit_program.h"
+#include "lib/gguf/gguf_file.h"
+#include "lib/gguf/gguf_writer.h"
+#include "lib/knobs/knobs.h"
+#include "lib/plan/planner.h"
+#include "lib/synth/synth.h"
+
+namespace emit_test {
+
+inline const std::vector<std::string>& samples() {
+  static const std::vector<std::string> s = {"llama-tiny", "qwen2-tiny", "qwen3-tiny"};
+  return s;
+}
+inline const std::vector<std::string>& knob_files() {
+  static const std::vector<std::string> k = {"h200", "rtx4090"};
+  return k;
+}
+inline std::string knob_path(const std::string& knobs) {
+  return std::string(LANEC_SOURCE_DIR) + "/samples/knobs/" + knobs + ".yaml";
+}
+inline std::string golden_path(const std::string& sample, const std::string& knobs) {
+  return std::string(LANEC_SOURCE_DIR) + "/tests/golden/emit/" + sample + "__" + knobs + ".cu";
+}
+
+struct Planned {
+  lanec::PlanResult result;
+  lanec::ModelIdentity identity;
+};
+
+inline Planned plan_sample(const std::string& sample, const std::string& knobs,
+                           const std::vector<std::string>& held = {}) {
+  lanec::SynthOptions synth;
+  synth.shape = lanec::find_preset(sample);
+  // The llama and qwen2 tiny presets have 16-wide heads, which the attention
+  // kernel cannot take (multiples of 32); widened as the planner tests do.
+  synth.shape.head_dim = 32;
+  synth.type = lanec::GgmlType::Q8_0;
+  const std::vector<uint8_t> bytes = lanec::build_synthetic_model(synth).to_bytes();
+  const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), sample + ".gguf");
+  lanec::PlanOptions options;
+  options.held = held;
+  Planned p{lanec::plan_model(gguf, lanec::load_knobs(knob_path(knobs)), options), lanec::model_identity(gguf)};
+  return p;
+}
+
+inline std::string emit_sample(const std::string& sample, const std::string& knobs) {
+  const Planned p = plan_sample(sample, knobs);
+  lanec::EmitOptions options;
+  options.knob_file = "samples/knobs/" + knobs + ".yaml";
+  return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
+}
+
+}  // namespace emit_test

@@ -1,0 +1,92 @@
+// Every golden program compiles with nvcc for sm_80 and sm_90 without a
+// warning, and one links into a program with the runtime sources. Hidden from
+// the default run (minutes of nvcc on 2 cores); CTest runs it as its own test:
+//   ./build/tests/lanec_tests "[emit-nvcc]"
+// nvcc comes from $NVCC, else PATH, else /usr/local/cuda/bin/nvcc. No GPU needed.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "emit/emit_program.h"
+#include "tests/emit/emit_samples.h"
+
+namespace {
+
+std::string find_nvcc() {
+  if (const char* env = std::getenv("NVCC")) return env;
+  if (std::system("command -v nvcc >/dev/null 2>&1") == 0) return "nvcc";
+  if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+  return "";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Run {
+  int status;
+  std::string output;  // stdout + stderr
+};
+
+Run run(const std::string& command, const std::string& log) {
+  const int status = std::system((command + " >" + log + " 2>&1").c_str());
+  return {status, slurp(log)};
+}
+
+std::string scratch_dir() {
+  char tmpl[] = "/tmp/lanec_emit_nvcc_XXXXXX";
+  const char* dir = mkdtemp(tmpl);
+  REQUIRE(dir != nullptr);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("golden programs compile with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string src = LANEC_SOURCE_DIR;
+  for (const std::string& sample : emit_test::samples()) {
+    for (const std::string& knobs : emit_test::knob_files()) {
+      const std::string golden = emit_test::golden_path(sample, knobs);
+      INFO(golden);
+      REQUIRE(std::ifstream(golden).good());
+      const Run r = run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
+                               " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
+                            src + " -x cu " + golden + " -o " + dir + "/" + sample + "__" + knobs + ".o",
+                        dir + "/log.txt");
+      INFO(r.output.substr(0, 4000));
+      CHECK(r.status == 0);
+      CHECK(r.output.empty());
+    }
+  }
+}
+
+TEST_CASE("a golden program links with the runtime sources", "[.][emit-nvcc]") {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string golden = emit_test::golden_path("qwen3-tiny", "h200");
+  std::string command = lanec::nvcc_build_command(LANEC_SOURCE_DIR, "sm_90", golden, dir + "/model");
+  command.replace(0, 4, nvcc);  // "nvcc" -> the nvcc found
+  const Run r = run(command, dir + "/log.txt");
+  INFO(command);
+  INFO(r.output.substr(0, 4000));
+  REQUIRE(r.status == 0);
+  // The program runs far enough to parse its flags without a GPU.
+  const Run help = run(dir + "/model --help", dir + "/help.txt");
+  CHECK(help.status == 0);
+  CHECK(help.output.find("--prompt-tokens") != std::string::npos);
+  const Run bad = run(dir + "/model", dir + "/bad.txt");
+  CHECK(WEXITSTATUS(bad.status) == 2);
+  CHECK(bad.output.find("no model file given") != std::string::npos);
+}
