@@ -42,7 +42,7 @@ check() {  # name, synth args...
          > "$prog.build.log" 2>&1; then
       echo "FAIL $name/$knobs: plan/build"; tail -5 "$prog.build.log"; status=1; continue
     fi
-    "$prog" "$gguf" --prompt-tokens "$PROMPT" -n $N --tokens --quiet --logits "$prog.npy" > "$prog.txt" 2>&1
+    "$prog" "$gguf" --prompt-tokens "$PROMPT" -n $N --ignore-eos --tokens --quiet --logits "$prog.npy" > "$prog.txt" 2>&1
     local rc=$?
     if [ $rc -ne 0 ]; then echo "FAIL $name/$knobs: program exited $rc"; cat "$prog.txt"; status=1; continue; fi
     local tol=1e-3; [ $knobs = int8 ] && tol=5e-2
