@@ -465,12 +465,7 @@ class ProgramEmitter {
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }
 
-  void emit(const Launch& l, const RopeLaunch& r) {
-    // launch_rope refuses rope_dims 0 at run time; say so now rather than emit
-    // a program that stops at its first step.
-    if (r.rope_dims <= 0)
-      throw Error("launch " + l.name + ": a per-head norm without RoPE (rope_dims " + std::to_string(r.rope_dims) +
-                  ", rule head_norm_rope held) has no kernel: kernels/rope.cuh takes rope_dims > 0");
+  void emit(const Launch&, const RopeLaunch& r) {
     auto& o = out_;
     o << "    RopeParams p{};\n";
     for (size_t i = 0; i < r.parts.size(); ++i) {

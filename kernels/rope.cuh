@@ -30,7 +30,7 @@ struct RopeParams {
   int n_parts;
   const int* pos;        // device int32 position
   int head_dim;          // even
-  int rope_dims;         // even, <= head_dim
+  int rope_dims;         // even, <= head_dim; 0 = no rotation (norm only)
   float theta_base;      // e.g. 10000 or 1000000
   float eps;             // per-head norm epsilon
 };
@@ -79,7 +79,8 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
 
 template <RopeMode Mode>
 cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
-  if (p.head_dim <= 0 || p.head_dim % 2 != 0 || p.rope_dims <= 0 || p.rope_dims % 2 != 0 ||
+  // rope_dims 0 rotates nothing: a per-head norm alone (head_norm_rope held).
+  if (p.head_dim <= 0 || p.head_dim % 2 != 0 || p.rope_dims < 0 || p.rope_dims % 2 != 0 ||
       p.rope_dims > p.head_dim || p.n_parts < 1 || p.n_parts > kRopeMaxParts)
     return invalid_launch();
   int heads = 0;

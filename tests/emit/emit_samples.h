@@ -39,9 +39,6 @@ inline Planned plan_sample(const std::string& sample, const std::string& knobs,
                            const std::vector<std::string>& held = {}) {
   lanec::SynthOptions synth;
   synth.shape = lanec::find_preset(sample);
-  // The llama and qwen2 tiny presets have 16-wide heads, which the attention
-  // kernel cannot take (multiples of 32); widened as the planner tests do.
-  synth.shape.head_dim = 32;
   synth.type = lanec::GgmlType::Q8_0;
   const std::vector<uint8_t> bytes = lanec::build_synthetic_model(synth).to_bytes();
   const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), sample + ".gguf");
