@@ -64,6 +64,7 @@ for p in presets:
                      "avg_ts": mean, "stddev_ts": sd, "ms_per_token": ms, "bytes_per_token": bytes_per_token,
                      "achieved_tb_per_s": achieved / 1e12, "roofline_ts": bw / bytes_per_token,
                      "fraction_of_bandwidth": achieved / bw})
+        print(f"{p} {test}: {mean:.1f} ± {sd:.1f} t/s, {ms:.3f} ms/token, {100 * achieved / bw:.1f} % of bandwidth", flush=True)
 md = ["| model | size | test | t/s | ms/token | GB/token | % of measured bandwidth |", "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
 for r in rows:
     if "error" in r:
