@@ -11,6 +11,8 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# On the GPU machine the dependencies come from the carried .deb files.
+[[ -d .deps/debs ]] && source scripts/device_env.sh >/dev/null
 LANEC="$ROOT/build/lanec"
 WORK="${BENCH_WORK:-/tmp/lanec-bench}"
 DEST="${OUT:-$WORK}"
