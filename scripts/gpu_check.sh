@@ -110,12 +110,14 @@ stage_programs() {
   make_knob_variants
   local cases=()  # "NAME MODEL KNOBS MODE"
   local presets=(llama-tiny qwen2-tiny qwen3-tiny) knob_files=(h200 h100 a100 rtx4090 l4)
-  if [[ -n "${GPU_CHECK_QUICK:-}" ]]; then presets=(qwen3-tiny); knob_files=(h200); fi
+  local exact_types=(f32 f16)
+  # Quick: every architecture, one knob file, f32 exact only, no 0.6B model.
+  if [[ -n "${GPU_CHECK_QUICK:-}" ]]; then knob_files=(h200); exact_types=(f32); fi
   for preset in "${presets[@]}"; do
     for type in f32 f16 q8_0; do
       "$LANEC" synth "$preset" --type "$type" --seed 21 -o "$WORK/models/$preset-$type.gguf" 2>/dev/null
     done
-    for type in f32 f16; do cases+=("$preset-$type-exact $WORK/models/$preset-$type.gguf $WORK/knobs/h200-exact.yaml exact"); done
+    for type in "${exact_types[@]}"; do cases+=("$preset-$type-exact $WORK/models/$preset-$type.gguf $WORK/knobs/h200-exact.yaml exact"); done
     for knobs in "${knob_files[@]}"; do
       cases+=("$preset-q8_0-$knobs $WORK/models/$preset-q8_0.gguf $WORK/knobs/$knobs.yaml top1")
     done
