@@ -11,29 +11,13 @@
 
 #include "lib/plan/planner.h"
 #include "tests/plan/plan_fixtures.h"
+#include "tests/support/golden.h"
 
 namespace lanec {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string first_difference(const std::string& got, const std::string& want) {
-  std::istringstream g(got), w(want);
-  std::string gl, wl;
-  for (int line = 1;; ++line) {
-    bool gm = static_cast<bool>(std::getline(g, gl));
-    bool wm = static_cast<bool>(std::getline(w, wl));
-    if (!gm && !wm) return "";
-    if (gl != wl || gm != wm)
-      return "line " + std::to_string(line) + ":\n  got:  " + (gm ? gl : "<end>") +
-             "\n  want: " + (wm ? wl : "<end>");
-  }
-}
+using test::first_difference;
+using test::read_text;
 
 TEST_CASE("census golden files for the tiny models under h200 and rtx4090", "[plan][golden]") {
   const bool update = std::getenv("LANEC_UPDATE_GOLDEN") != nullptr;
@@ -50,7 +34,7 @@ TEST_CASE("census golden files for the tiny models under h200 and rtx4090", "[pl
         std::ofstream(path, std::ios::binary) << got;
         continue;
       }
-      std::string difference = first_difference(got, read_text(path));
+      std::string difference = first_difference(read_text(path), got);
       INFO(path << "\n(regenerate: LANEC_UPDATE_GOLDEN=1 ./build/tests/lanec_tests \"[plan][golden]\")");
       CHECK(difference == "");
     }

@@ -9,26 +9,16 @@
 #include "lib/graph/recognize/recognize.h"
 #include "lib/graph/text.h"
 #include "tests/recognize/tiny_models.h"
+#include "tests/support/golden.h"
 
 using namespace lanec;
 
 namespace {
 
+using lanec::test::first_difference;
+
 std::string golden_path(const std::string& preset) {
   return std::string(LANEC_SOURCE_DIR) + "/tests/golden/graphs/" + preset + ".graph";
-}
-
-std::string first_difference(const std::string& want, const std::string& got) {
-  std::istringstream a(want), b(got);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    const bool ha = static_cast<bool>(std::getline(a, la));
-    const bool hb = static_cast<bool>(std::getline(b, lb));
-    if (!ha && !hb) return "texts differ only in the final newline";
-    if (!ha || !hb || la != lb)
-      return "line " + std::to_string(line) + ":\n  golden: " + (ha ? la : "<end>") +
-             "\n  got:    " + (hb ? lb : "<end>");
-  }
 }
 
 }  // namespace
