@@ -1,7 +1,8 @@
 // Schedule -> CUDA program text (emit_program.h). The file is laid out in the
 // order a reader wants it: header (identity, knobs, build command), includes,
 // the weights struct and its planned GGUF table, the buffers struct, the
-// carving of both out of one allocation each, step(), and main().
+// carving of both out of one allocation each, the table of step()'s launches
+// (what --profile prints), step(), and main().
 #include "emit/emit_program.h"
 
 #include <algorithm>
@@ -126,6 +127,77 @@ std::string cache_precision(const Buffer& cache, const std::string& launch) {
               "; the kernel library's caches are f32 or f16");
 }
 
+// ---- bytes a launch moves (the --profile table) --------------------------------------
+
+// Bytes of a buffer's extent; a view owns no storage (bytes 0) but covers its
+// elements of the owner.
+uint64_t extent_bytes(const Buffer& b) {
+  if (!b.is_view()) return b.bytes;
+  const uint64_t n = static_cast<uint64_t>(b.elements);
+  if (b.form == BufferForm::q8) return n + n / 32 * 4;  // int8 values + one f32 scale per 32
+  return n * element_bytes(b.type);
+}
+
+struct LaunchBytes {
+  uint64_t weights = 0;
+  uint64_t activations = 0;
+  uint64_t cache_per_position = 0;
+};
+
+// The context length of a launch that touches a KV cache (0 otherwise).
+int64_t cache_rows(const Launch& l) {
+  if (const auto* a = std::get_if<AttentionLaunch>(&l.params)) return a->n_ctx;
+  if (const auto* k = std::get_if<KvWriteLaunch>(&l.params)) return k->n_ctx;
+  return 0;
+}
+
+// What the launch reads and writes, as the schedule lists it (a buffer read
+// and written, like a RoPE rotated in place, counts twice): weights whole
+// except the embedding table (one row gathered); KV caches by position (a
+// cache write stores one position, attention reads positions 0..pos, counted
+// per position); attention workspaces only when the context is split.
+LaunchBytes launch_bytes(const Schedule& s, const Launch& l) {
+  LaunchBytes out;
+  const auto* attention = std::get_if<AttentionLaunch>(&l.params);
+  auto count = [&](const std::string& name, bool read) {
+    const Buffer& b = s.buffer(name);
+    const uint64_t bytes = extent_bytes(b);
+    if (b.role == BufferRole::weight) {
+      const auto* embed = std::get_if<EmbedLaunch>(&l.params);
+      const bool table = embed != nullptr && embed->table == name && embed->n_rows > 0;
+      out.weights += table ? bytes / static_cast<uint64_t>(embed->n_rows) : bytes;
+    } else if (b.role == BufferRole::state && cache_rows(l) > 0) {
+      const uint64_t row = bytes / static_cast<uint64_t>(cache_rows(l));
+      if (read && attention != nullptr)
+        out.cache_per_position += row;
+      else
+        out.activations += row;
+    } else if (b.role == BufferRole::workspace && attention != nullptr && attention->n_split <= 1) {
+      // unused: the kernel gets nullptr without splits
+    } else {
+      out.activations += bytes;
+    }
+  };
+  for (const std::string& name : l.reads()) count(name, true);
+  for (const std::string& name : l.writes()) count(name, false);
+  return out;
+}
+
+// "ops 12-14 (gemv_parts)": the covered op indices as ranges, then the rules.
+std::string ops_short(const Launch& l) {
+  std::vector<std::string> ranges;
+  for (size_t i = 0; i < l.ops.size();) {
+    size_t j = i;
+    while (j + 1 < l.ops.size() && l.ops[j + 1] == l.ops[j] + 1) ++j;
+    ranges.push_back(std::to_string(l.ops[i]) + (j > i ? "-" + std::to_string(l.ops[j]) : ""));
+    i = j + 1;
+  }
+  std::string t = l.ops.empty() ? std::string("no graph op")
+                                : (l.ops.size() == 1 ? "op " : "ops ") + join(ranges, ", ");
+  if (!l.rules.empty()) t += " (" + join(l.rules, ", ") + ")";
+  return t;
+}
+
 // ---- the emitter ----------------------------------------------------------------
 
 class ProgramEmitter {
@@ -141,6 +213,7 @@ class ProgramEmitter {
     weights_struct();
     buffers_struct();
     carve();
+    launch_table();
     step();
     program_spec();
     return out_.str();
@@ -552,13 +625,31 @@ class ProgramEmitter {
     launch_call("launch_argmax");
   }
 
+  void launch_table() {
+    auto& o = out_;
+    o << "// step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as\n";
+    o << "// the planner sizes its buffers: weights read, activations read + written (cache rows written),\n";
+    o << "// KV cache bytes read per cached position (attention reads positions 0..pos).\n";
+    o << "constexpr lanec::runtime::LaunchInfo kLaunches[] = {\n";
+    for (size_t i = 0; i < s_.launches.size(); ++i) {
+      const Launch& l = s_.launches[i];
+      const LaunchBytes bytes = launch_bytes(s_, l);
+      o << "    {" << c_string(l.name) << ", " << c_string(launch_kind_name(l.kind)) << ", " << c_string(ops_short(l))
+        << ", " << bytes.weights << "u, " << bytes.activations << "u, " << bytes.cache_per_position << "u},  // " << i
+        << "\n";
+    }
+    o << "};\n\n";
+  }
+
   void step() {
     auto& o = out_;
     o << "// ---- one decode step: " << s_.launches.size()
       << " launches, captured once as a CUDA graph and replayed per token ----\n";
-    o << "void step(cudaStream_t stream) {\n";
+    o << "// --profile runs it outside the graph with a profiler, which marks the end of launch i.\n";
+    o << "void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {\n";
     int layer = -2;
-    for (const Launch& l : s_.launches) {
+    for (size_t i = 0; i < s_.launches.size(); ++i) {
+      const Launch& l = s_.launches[i];
       if (l.layer != layer) {
         layer = l.layer;
         if (layer >= 0)
@@ -568,6 +659,7 @@ class ProgramEmitter {
       }
       o << "  {  // " << ops_comment(l) << "\n";
       std::visit([&](const auto& params) { emit(l, params); }, l.params);
+      o << "  if (prof) prof->mark(stream, " << i << ");\n";
     }
     o << "}\n\n";
   }
@@ -610,6 +702,7 @@ class ProgramEmitter {
     o << "    " << kRingCapacity << ",  // decode ring capacity\n";
     o << "    bind,\n";
     o << "    step,\n";
+    o << "    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),\n";
     o << "};\n\n";
     o << "}  // namespace model\n\n";
     o << "int main(int argc, char** argv) { return lanec::runtime::run_program(argc, argv, model::kProgram); }\n";

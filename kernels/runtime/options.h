@@ -1,7 +1,7 @@
 // Command line of an emitted program (plain C++17, no dependencies):
 //   ./model MODEL.gguf [-p TEXT | --prompt-tokens "ID ..."] [-n N] [--temp T]
 //           [--top-k K] [--top-p P] [--seed S] [--tokens] [--logits FILE]
-//           [--ignore-eos] [--bench] [--repeats R] [--quiet] [--help]
+//           [--ignore-eos] [--bench] [--profile] [--repeats R] [--quiet] [--help]
 // parse_options never exits: it returns an error text the caller prints with
 // the usage and exit code 2 (docs/emitted-program.md lists the flags).
 #pragma once
@@ -29,7 +29,8 @@ struct ProgramOptions {
   std::string logits_path;            // --logits FILE
   bool ignore_eos = false;            // --ignore-eos
   bool bench = false;                 // --bench
-  int bench_repeats = 5;              // --repeats
+  bool profile = false;               // --profile: time each launch of one step
+  int bench_repeats = 5;              // --repeats (--bench and --profile)
   bool quiet = false;                 // --quiet: no progress, no timings
   bool help = false;
 };
@@ -47,7 +48,9 @@ inline const char* usage_text() {
          "  --logits FILE            write every step's logits as .npy float32 [n_steps, n_vocab]\n"
          "  --ignore-eos             keep generating past the end-of-sequence token\n"
          "  --bench                  print prefill and decode speed (llama-bench style table)\n"
-         "  --repeats R              timed repeats for --bench (default 5)\n"
+         "  --profile                time each launch of one step (after the prompt) and print them by\n"
+         "                           time with the bytes each moves and GB/s, against the graph replay\n"
+         "  --repeats R              timed repeats for --bench and --profile (default 5)\n"
          "  --quiet                  no progress or timing lines on stderr\n"
          "  -h, --help               this text\n";
 }
@@ -135,6 +138,8 @@ inline std::string parse_options(int argc, char** argv, ProgramOptions& o) {
       o.ignore_eos = true;
     } else if (a == "--bench") {
       o.bench = true;
+    } else if (a == "--profile") {
+      o.profile = true;
     } else if (a == "--repeats") {
       if (!(err = value(v)).empty()) return err;
       if (!parse_int(v, 1, 1000, n)) return "--repeats: expected an integer in [1, 1000], got \"" + v + "\"";

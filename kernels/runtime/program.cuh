@@ -1,6 +1,7 @@
 // The host side of an emitted program: run_program(argc, argv, spec) parses
 // the command line, maps and checks the GGUF, uploads the weights, captures
-// spec.step once as a CUDA graph and replays it per token.
+// spec.step once as a CUDA graph and replays it per token. --bench times
+// prefill and decode; --profile times each launch of one step (run_profile).
 //
 // Decoding (docs/emitted-program.md):
 //  - Prefill is token by token through the same graph: before each replay the
@@ -194,6 +195,120 @@ inline void run_bench(Device& dev, const ProgramSpec& spec, const std::vector<in
   row("tg" + std::to_string(n_decode), tg_ms);
 }
 
+// CUDA events around the launches of one step run directly on the stream
+// (not the graph): start() before step(), step() marks the end of launch i.
+class LaunchProfiler {
+ public:
+  explicit LaunchProfiler(size_t n_launches) : events_(n_launches + 1, nullptr) {
+    for (cudaEvent_t& e : events_) LANEC_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~LaunchProfiler() {
+    for (cudaEvent_t e : events_)
+      if (e) Device::check_teardown(cudaEventDestroy(e), "cudaEventDestroy");
+  }
+  LaunchProfiler(const LaunchProfiler&) = delete;
+  LaunchProfiler& operator=(const LaunchProfiler&) = delete;
+
+  void start(cudaStream_t stream) { LANEC_CUDA_CHECK(cudaEventRecord(events_.front(), stream)); }
+  void mark(cudaStream_t stream, size_t launch) {
+    if (launch + 1 < events_.size()) LANEC_CUDA_CHECK(cudaEventRecord(events_[launch + 1], stream));
+  }
+  // Waits for the step; the µs of each launch (end of the previous mark to its own).
+  std::vector<double> launch_us() {
+    LANEC_CUDA_CHECK(cudaEventSynchronize(events_.back()));
+    std::vector<double> us(events_.size() - 1);
+    for (size_t i = 0; i < us.size(); ++i) us[i] = 1000.0 * static_cast<double>(elapsed_ms(events_[i], events_[i + 1]));
+    return us;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+// --profile: runs the prompt through the graph (up to n_ctx - 1 tokens), then
+// times one step at the next position P, `repeats` times after one warm-up,
+// each with the position reset to P (so attention always reads P + 1 cached
+// positions): per launch directly on the stream with a LaunchProfiler, and
+// the whole step as one graph replay. Prints the launches by median time with
+// the bytes each moves (the planner's sizes, spec.launches) and GB/s, then
+// the sum against the replay.
+inline void run_profile(Device& dev, const ProgramSpec& spec, const std::vector<int32_t>& prompt, int repeats,
+                        const std::string& gpu_name) {
+  const size_t n_prefill = std::min(prompt.size(), static_cast<size_t>(std::max(spec.n_ctx - 1, 0)));
+  dev.reset();
+  for (size_t i = 0; i < n_prefill; ++i) {
+    dev.queue_token(i);
+    dev.replay();
+  }
+  LANEC_CUDA_CHECK(cudaStreamSynchronize(dev.stream));
+  const int position = static_cast<int>(n_prefill);
+  auto set_position = [&] {
+    // Pageable source: the copy has read `position` when the call returns.
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(dev.slots.pos, &position, sizeof(int), cudaMemcpyHostToDevice, dev.stream));
+  };
+
+  LaunchProfiler prof(spec.n_launches);
+  std::vector<std::vector<double>> samples(spec.n_launches);
+  for (int r = -1; r < repeats; ++r) {  // r = -1: warm-up
+    set_position();
+    prof.start(dev.stream);
+    spec.step(dev.stream, &prof);
+    const std::vector<double> us = prof.launch_us();
+    if (r < 0) continue;
+    for (size_t i = 0; i < us.size(); ++i) samples[i].push_back(us[i]);
+  }
+  cudaEvent_t e0, e1;
+  LANEC_CUDA_CHECK(cudaEventCreate(&e0));
+  LANEC_CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<double> replay_us;
+  for (int r = -1; r < repeats; ++r) {
+    set_position();
+    LANEC_CUDA_CHECK(cudaEventRecord(e0, dev.stream));
+    dev.replay();
+    LANEC_CUDA_CHECK(cudaEventRecord(e1, dev.stream));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(e1));
+    if (r >= 0) replay_us.push_back(1000.0 * static_cast<double>(elapsed_ms(e0, e1)));
+  }
+  LANEC_CUDA_CHECK(cudaEventDestroy(e0));
+  LANEC_CUDA_CHECK(cudaEventDestroy(e1));
+
+  struct Row {
+    size_t index;
+    double us;
+    uint64_t bytes;
+  };
+  const uint64_t cached_positions = static_cast<uint64_t>(position) + 1;
+  std::vector<Row> rows;
+  double total_us = 0.0;
+  uint64_t total_bytes = 0;
+  for (size_t i = 0; i < spec.n_launches; ++i) {
+    const LaunchInfo& l = spec.launches[i];
+    const uint64_t bytes = l.weight_bytes + l.activation_bytes + l.cache_bytes_per_position * cached_positions;
+    rows.push_back({i, median(samples[i]), bytes});
+    total_us += rows.back().us;
+    total_bytes += bytes;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.us > b.us; });
+  auto gbps = [](uint64_t bytes, double us) { return us > 0.0 ? static_cast<double>(bytes) / us / 1000.0 : 0.0; };
+
+  std::printf("profile: %s %s on %s (planned for sm_%d): one step at position %d (attention reads %d cached "
+              "positions), median of %d runs\n",
+              spec.arch, spec.model_name[0] ? spec.model_name : "(unnamed)", gpu_name.c_str(), spec.sm, position,
+              position + 1, repeats);
+  std::printf("| # | launch | kind | ops | µs | bytes | GB/s |\n");
+  std::printf("| ---: | --- | --- | --- | ---: | ---: | ---: |\n");
+  for (const Row& row : rows) {
+    const LaunchInfo& l = spec.launches[row.index];
+    std::printf("| %zu | %s | %s | %s | %.2f | %llu | %.1f |\n", row.index, l.name, l.kind, l.ops, row.us,
+                static_cast<unsigned long long>(row.bytes), gbps(row.bytes, row.us));
+  }
+  const double replay = median(replay_us);
+  std::printf("| | total: %zu launches run one by one | | | %.2f | %llu | %.1f |\n", spec.n_launches, total_us,
+              static_cast<unsigned long long>(total_bytes), gbps(total_bytes, total_us));
+  std::printf("| | graph replay (one token) | | | %.2f | %llu | %.1f |\n", replay,
+              static_cast<unsigned long long>(total_bytes), gbps(total_bytes, replay));
+}
+
 inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
   const char* prog = argc > 0 ? argv[0] : "model";
   ProgramOptions opt;
@@ -304,14 +419,17 @@ inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
   LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
   cudaGraph_t graph = nullptr;
   LANEC_CUDA_CHECK(cudaStreamBeginCapture(dev.stream, cudaStreamCaptureModeThreadLocal));
-  spec.step(dev.stream);
+  spec.step(dev.stream, nullptr);
   LANEC_CUDA_CHECK(cudaStreamEndCapture(dev.stream, &graph));
   LANEC_CUDA_CHECK(cudaGraphInstantiate(&dev.graph, graph, 0));
   LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
 
-  if (opt.bench) {
-    const int n_decode = std::min(opt.n_predict, spec.n_ctx - n_prompt);
-    run_bench(dev, spec, prompt, n_decode, opt.bench_repeats, prop.name);
+  if (opt.bench || opt.profile) {
+    if (opt.bench) {
+      const int n_decode = std::min(opt.n_predict, spec.n_ctx - n_prompt);
+      run_bench(dev, spec, prompt, n_decode, opt.bench_repeats, prop.name);
+    }
+    if (opt.profile) run_profile(dev, spec, prompt, opt.bench_repeats, prop.name);
     return kExitOk;
   }
 

@@ -1,7 +1,8 @@
 // What an emitted program tells the runtime about itself (plain C++17): the
 // planned weight table the GGUF is checked against, the metadata values the
-// plan baked in, the sizes of its two device allocations, and its bind() and
-// step() functions. kernels/runtime/program.cuh runs a program from this.
+// plan baked in, the sizes of its two device allocations, its bind() and
+// step() functions and the table of step()'s launches (--profile).
+// kernels/runtime/program.cuh runs a program from this.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,21 @@ struct PlannedWeight {
   uint64_t bytes;
   uint64_t offset;      // into the weight allocation (256-byte aligned)
 };
+
+// One launch of step(), for --profile: what it is and the bytes it moves as
+// the planner sizes its buffers. Bytes a run moves: weight_bytes +
+// activation_bytes + cache_bytes_per_position * (positions attention reads).
+struct LaunchInfo {
+  const char* name;                   // the schedule's launch name ("gemv_qkv_l03")
+  const char* kind;                   // kernel family ("gemv")
+  const char* ops;                    // step-graph ops covered and rules ("ops 12-14 (gemv_parts)")
+  uint64_t weight_bytes;              // weights read (an embedding: one row)
+  uint64_t activation_bytes;          // activations, params and workspaces read + written, cache rows written
+  uint64_t cache_bytes_per_position;  // KV cache bytes read per cached position (attention)
+};
+
+// Times the launches of a step run outside the graph (program.cuh defines it).
+class LaunchProfiler;
 
 // A metadata key and its value as gguf_value_summary prints it.
 struct PlannedKey {
@@ -62,7 +78,11 @@ struct ProgramSpec {
   int n_ctx;
   int ring_capacity;
   DecodeSlots (*bind)(uint8_t* weight_base, uint8_t* buffer_base);
-  void (*step)(cudaStream_t stream);
+  // Queues one decode step; with a profiler, marks the end of each launch
+  // (the graph capture passes nullptr).
+  void (*step)(cudaStream_t stream, LaunchProfiler* prof);
+  const LaunchInfo* launches;         // step()'s launches, in order
+  size_t n_launches;
 };
 
 }  // namespace lanec::runtime

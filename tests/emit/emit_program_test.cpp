@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -164,4 +165,91 @@ TEST_CASE("the build command names the runtime sources and the arch", "[emit]") 
   }
   CHECK(cmd.size() > 9);
   CHECK(cmd.compare(cmd.size() - 9, 9, "-lpcre2-8") == 0);
+}
+
+namespace {
+
+// One row of the emitted kLaunches[] table.
+struct LaunchRow {
+  std::string name, kind, ops;
+  uint64_t weight_bytes = 0, activation_bytes = 0, cache_bytes_per_position = 0;
+  size_t index = 0;
+};
+
+std::vector<LaunchRow> launch_table(const std::string& text) {
+  const std::string start = "constexpr lanec::runtime::LaunchInfo kLaunches[] = {\n";
+  const size_t begin = text.find(start);
+  REQUIRE(begin != std::string::npos);
+  const size_t end = text.find("\n};\n", begin);
+  REQUIRE(end != std::string::npos);
+  std::istringstream lines(text.substr(begin + start.size(), end - begin - start.size()));
+  const std::regex row(R"re(^    \{"([^"]*)", "([^"]*)", "([^"]*)", (\d+)u, (\d+)u, (\d+)u\},  // (\d+)$)re");
+  std::vector<LaunchRow> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    INFO(line);
+    REQUIRE(std::regex_match(line, m, row));
+    rows.push_back({m[1], m[2], m[3], std::stoull(m[4]), std::stoull(m[5]), std::stoull(m[6]), std::stoul(m[7])});
+  }
+  return rows;
+}
+
+// Bytes of a plain f32 buffer or an int8 form, from its element count (views included).
+uint64_t activation_extent(const Schedule& s, const std::string& name) {
+  if (name.empty()) return 0;
+  const Buffer& b = s.buffer(name);
+  const uint64_t n = static_cast<uint64_t>(b.elements);
+  return b.form == BufferForm::q8 ? n + n / 32 * 4 : n * 4;
+}
+
+}  // namespace
+
+TEST_CASE("the launch table for --profile has one row per launch with the bytes it moves", "[emit]") {
+  const emit_test::Planned planned = emit_test::plan_sample("qwen3-tiny", "h200");
+  const Schedule& s = planned.result.schedule;
+  const std::string text = emit_program(s, planned.result.graph, planned.identity, {});
+  const std::vector<LaunchRow> rows = launch_table(text);
+  REQUIRE(rows.size() == s.launches.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Launch& l = s.launches[i];
+    INFO(l.name);
+    CHECK(rows[i].index == i);
+    CHECK(rows[i].name == l.name);
+    CHECK(rows[i].kind == launch_kind_name(l.kind));
+    const std::string ops_prefix = l.ops.empty() ? "no graph op" : l.ops.size() == 1 ? "op " : "ops ";
+    CHECK(rows[i].ops.rfind(ops_prefix, 0) == 0);
+    CHECK(text.find("  if (prof) prof->mark(stream, " + std::to_string(i) + ");\n") != std::string::npos);
+  }
+  CHECK(text.find("prof->mark(stream, " + std::to_string(rows.size()) + ")") == std::string::npos);
+  CHECK(text.find("void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {") !=
+        std::string::npos);
+  CHECK(text.find("    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),\n") != std::string::npos);
+
+  // A GEMV reads its matrices whole, its input and epilogue vectors, and writes its outputs.
+  bool checked_gemv = false, checked_attention = false;
+  for (size_t i = 0; i < s.launches.size(); ++i) {
+    const Launch& l = s.launches[i];
+    INFO(l.name);
+    if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !checked_gemv && g->parts.size() > 1) {
+      uint64_t weights = 0, activations = activation_extent(s, g->x) + activation_extent(s, g->x_q8);
+      for (const GemvPart& p : g->parts) {
+        weights += s.buffer(p.weight).bytes;
+        activations += activation_extent(s, p.y) + activation_extent(s, p.bias) + activation_extent(s, p.residual);
+      }
+      CHECK(weights > 0);
+      CHECK(rows[i].weight_bytes == weights);
+      CHECK(rows[i].activation_bytes == activations);
+      CHECK(rows[i].cache_bytes_per_position == 0);
+      checked_gemv = true;
+    }
+    if (const auto* a = std::get_if<AttentionLaunch>(&l.params); a && !checked_attention) {
+      // Caches are f16 under h200: K and V rows of every KV head, per cached position.
+      CHECK(rows[i].weight_bytes == 0);
+      CHECK(rows[i].cache_bytes_per_position == static_cast<uint64_t>(2 * a->n_kv_head * a->head_dim * 2));
+      checked_attention = true;
+    }
+  }
+  CHECK(checked_gemv);
+  CHECK(checked_attention);
+  CHECK(text.find("\"ops ") != std::string::npos);
 }

@@ -56,6 +56,13 @@ TEST_CASE("program options: flags and values", "[emit]") {
   REQUIRE(parse({"-p", "Hello there", "m.gguf"}, p) == "");
   CHECK(p.prompt == "Hello there");
   CHECK(p.temperature == 0.0f);  // greedy by default
+  CHECK_FALSE(p.profile);
+  ProgramOptions q;
+  REQUIRE(parse({"m.gguf", "--profile", "--repeats", "9"}, q) == "");
+  CHECK(q.profile);
+  CHECK_FALSE(q.bench);
+  CHECK(q.bench_repeats == 9);
+  CHECK(std::string(usage_text()).find("--profile") != std::string::npos);
 }
 
 TEST_CASE("program options: mistakes name the flag", "[emit]") {

@@ -220,8 +220,41 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.decode_ring_count = reinterpret_cast<int*>(bbase + 82176);
 }
 
+// step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
+// the planner sizes its buffers: weights read, activations read + written (cache rows written),
+// KV cache bytes read per cached position (attention reads positions 0..pos).
+constexpr lanec::runtime::LaunchInfo kLaunches[] = {
+    {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
+    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 5-6 (rope_parts)", 0u, 772u, 0u},  // 3
+    {"kv_write_cache_k_l00", "kv_write", "ops 7-8 (row_write)", 0u, 388u, 0u},  // 4
+    {"attention_attn_l00", "attention", "op 9", 0u, 1604u, 128u},  // 5
+    {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
+    {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 328u, 0u},  // 7
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 840u, 0u},  // 8
+    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 584u, 0u},  // 9
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 10
+    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 400u, 0u},  // 11
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 12
+    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 13
+    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 14
+    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 15
+    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 16
+    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 17
+    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 328u, 0u},  // 18
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 840u, 0u},  // 19
+    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 584u, 0u},  // 20
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 21
+    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 400u, 0u},  // 22
+    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm)", 256u, 840u, 0u},  // 23
+    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 24
+    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 25
+};
+
 // ---- one decode step: 26 launches, captured once as a CUDA graph and replayed per token ----
-void step(cudaStream_t stream) {
+// --profile runs it outside the graph with a profiler, which marks the end of launch i.
+void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
   {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
     EmbedParams p{};
@@ -234,6 +267,7 @@ void step(cudaStream_t stream) {
     p.dim = 64;
     LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 0);
   // ---- layer 0
   {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
     RmsNormParams p{};
@@ -246,6 +280,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 1);
   {  // gemv_q_l00: #2 matmul q_l00, #3 matmul k_l00, #4 matmul v_l00  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_l00, nullptr, nullptr, 64};
@@ -258,6 +293,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #5 rope q_rope_l00, #6 rope k_rope_l00  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, nullptr, 2};
@@ -270,6 +306,7 @@ void step(cudaStream_t stream) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm>(p, stream)));
   }
+  if (prof) prof->mark(stream, 3);
   {  // kv_write_cache_k_l00: #7 kv_write cache_k_l00, #8 kv_write cache_v_l00  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l00;
@@ -282,6 +319,7 @@ void step(cudaStream_t stream) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 4);
   {  // attention_attn_l00: #9 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -298,6 +336,7 @@ void step(cudaStream_t stream) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 5);
   {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l00;
@@ -306,6 +345,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 6);
   {  // gemv_attn_out_l00: #10 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -316,6 +356,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 7);
   {  // rms_norm_ffn_norm_l00: #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -329,6 +370,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_act_l00: #13 matmul ffn_gate_l00, #14 matmul ffn_up_l00, #15 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -340,6 +382,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 9);
   {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l00;
@@ -348,6 +391,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 10);
   {  // gemv_ffn_out_l00: #16 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -358,6 +402,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 11);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -372,6 +417,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 12);
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 64};
@@ -384,6 +430,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 13);
   {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2};
@@ -396,6 +443,7 @@ void step(cudaStream_t stream) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm>(p, stream)));
   }
+  if (prof) prof->mark(stream, 14);
   {  // kv_write_cache_k_l01: #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -408,6 +456,7 @@ void step(cudaStream_t stream) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 15);
   {  // attention_attn_l01: #26 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -424,6 +473,7 @@ void step(cudaStream_t stream) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 16);
   {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l01;
@@ -432,6 +482,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 17);
   {  // gemv_attn_out_l01: #27 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -442,6 +493,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 18);
   {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -455,6 +507,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 19);
   {  // gemv_ffn_act_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01, #32 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -466,6 +519,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 20);
   {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l01;
@@ -474,6 +528,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 21);
   {  // gemv_ffn_out_l01: #33 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -484,6 +539,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 22);
   // ---- output
   {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -498,6 +554,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 23);
   {  // gemv_logits: #36 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -508,6 +565,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 24);
   {  // argmax_next_token: #37 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -519,6 +577,7 @@ void step(cudaStream_t stream) {
     p.ring_capacity = 1024;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
+  if (prof) prof->mark(stream, 25);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -540,6 +599,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     1024,  // decode ring capacity
     bind,
     step,
+    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
 };
 
 }  // namespace model

@@ -253,8 +253,41 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.decode_ring_count = reinterpret_cast<int*>(bbase + 82176);
 }
 
+// step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
+// the planner sizes its buffers: weights read, activations read + written (cache rows written),
+// KV cache bytes read per cached position (attention reads positions 0..pos).
+constexpr lanec::runtime::LaunchInfo kLaunches[] = {
+    {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
+    {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 11-12 (rope_parts)", 0u, 772u, 0u},  // 3
+    {"kv_write_cache_k_l00", "kv_write", "ops 13-14 (row_write)", 0u, 388u, 0u},  // 4
+    {"attention_attn_l00", "attention", "op 15", 0u, 1604u, 128u},  // 5
+    {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
+    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 328u, 0u},  // 7
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 8
+    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 584u, 0u},  // 9
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 10
+    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 400u, 0u},  // 11
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 840u, 0u},  // 12
+    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 13
+    {"rope_q_l01", "rope", "ops 34-35 (rope_parts)", 0u, 772u, 0u},  // 14
+    {"kv_write_cache_k_l01", "kv_write", "ops 36-37 (row_write)", 0u, 388u, 0u},  // 15
+    {"attention_attn_l01", "attention", "op 38", 0u, 1604u, 128u},  // 16
+    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 17
+    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 328u, 0u},  // 18
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 840u, 0u},  // 19
+    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 584u, 0u},  // 20
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 21
+    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 400u, 0u},  // 22
+    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm)", 256u, 840u, 0u},  // 23
+    {"gemv_logits", "gemv", "op 48", 34816u, 2120u, 0u},  // 24
+    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 25
+};
+
 // ---- one decode step: 26 launches, captured once as a CUDA graph and replayed per token ----
-void step(cudaStream_t stream) {
+// --profile runs it outside the graph with a profiler, which marks the end of launch i.
+void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
   {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
     EmbedParams p{};
@@ -267,6 +300,7 @@ void step(cudaStream_t stream) {
     p.dim = 64;
     LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 0);
   // ---- layer 0
   {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
     RmsNormParams p{};
@@ -279,6 +313,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 1);
   {  // gemv_q_bias_l00: #2 matmul q_flat_l00, #3 add q_bias_l00, #5 matmul k_flat_l00, #6 add k_bias_l00, #8 matmul v_flat_l00, #9 add v_bias_l00  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_bias_l00, w.attn_q_bias_l00, nullptr, 64};
@@ -291,6 +326,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #11 rope q_rope_l00, #12 rope k_rope_l00  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, nullptr, 2};
@@ -303,6 +339,7 @@ void step(cudaStream_t stream) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
   }
+  if (prof) prof->mark(stream, 3);
   {  // kv_write_cache_k_l00: #13 kv_write cache_k_l00, #14 kv_write cache_v_l00  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l00;
@@ -315,6 +352,7 @@ void step(cudaStream_t stream) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 4);
   {  // attention_attn_l00: #15 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -331,6 +369,7 @@ void step(cudaStream_t stream) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 5);
   {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l00;
@@ -339,6 +378,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 6);
   {  // gemv_attn_out_l00: #16 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -349,6 +389,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 7);
   {  // rms_norm_ffn_norm_l00: #17 add attn_res_l00, #18 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -362,6 +403,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_act_l00: #19 matmul ffn_gate_l00, #20 matmul ffn_up_l00, #21 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -373,6 +415,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 9);
   {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l00;
@@ -381,6 +424,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 10);
   {  // gemv_ffn_out_l00: #22 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -391,6 +435,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 11);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #23 add l_out_l00, #24 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -405,6 +450,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 12);
   {  // gemv_q_bias_l01: #25 matmul q_flat_l01, #26 add q_bias_l01, #28 matmul k_flat_l01, #29 add k_bias_l01, #31 matmul v_flat_l01, #32 add v_bias_l01  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_bias_l01, w.attn_q_bias_l01, nullptr, 64};
@@ -417,6 +463,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 13);
   {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2};
@@ -429,6 +476,7 @@ void step(cudaStream_t stream) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
   }
+  if (prof) prof->mark(stream, 14);
   {  // kv_write_cache_k_l01: #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -441,6 +489,7 @@ void step(cudaStream_t stream) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 15);
   {  // attention_attn_l01: #38 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -457,6 +506,7 @@ void step(cudaStream_t stream) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 16);
   {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l01;
@@ -465,6 +515,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 17);
   {  // gemv_attn_out_l01: #39 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -475,6 +526,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 18);
   {  // rms_norm_ffn_norm_l01: #40 add attn_res_l01, #41 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -488,6 +540,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 19);
   {  // gemv_ffn_act_l01: #42 matmul ffn_gate_l01, #43 matmul ffn_up_l01, #44 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -499,6 +552,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 20);
   {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l01;
@@ -507,6 +561,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 21);
   {  // gemv_ffn_out_l01: #45 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -517,6 +572,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 22);
   // ---- output
   {  // rms_norm_result_norm: #46 add l_out_l01, #47 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -531,6 +587,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 23);
   {  // gemv_logits: #48 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.output, b.logits, nullptr, nullptr, 512};
@@ -541,6 +598,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 24);
   {  // argmax_next_token: #49 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -552,6 +610,7 @@ void step(cudaStream_t stream) {
     p.ring_capacity = 1024;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
+  if (prof) prof->mark(stream, 25);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -573,6 +632,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     1024,  // decode ring capacity
     bind,
     step,
+    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
 };
 
 }  // namespace model

@@ -232,8 +232,41 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.decode_ring_count = reinterpret_cast<int*>(bbase + 151296);
 }
 
+// step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
+// the planner sizes its buffers: weights read, activations read + written (cache rows written),
+// KV cache bytes read per cached position (attention reads positions 0..pos).
+constexpr lanec::runtime::LaunchInfo kLaunches[] = {
+    {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
+    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 5-8 (head_norm_rope, rope_parts)", 256u, 1540u, 0u},  // 3
+    {"kv_write_cache_k_l00", "kv_write", "ops 9-10 (row_write)", 0u, 772u, 0u},  // 4
+    {"attention_attn_l00", "attention", "op 11", 0u, 3204u, 256u},  // 5
+    {"quantize_attn_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 6
+    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 400u, 0u},  // 7
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 840u, 0u},  // 8
+    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 584u, 0u},  // 9
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 10
+    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 400u, 0u},  // 11
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 840u, 0u},  // 12
+    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 13
+    {"rope_q_l01", "rope", "ops 24-27 (head_norm_rope, rope_parts)", 256u, 1540u, 0u},  // 14
+    {"kv_write_cache_k_l01", "kv_write", "ops 28-29 (row_write)", 0u, 772u, 0u},  // 15
+    {"attention_attn_l01", "attention", "op 30", 0u, 3204u, 256u},  // 16
+    {"quantize_attn_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 17
+    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 400u, 0u},  // 18
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 840u, 0u},  // 19
+    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 584u, 0u},  // 20
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 21
+    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 400u, 0u},  // 22
+    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 840u, 0u},  // 23
+    {"gemv_logits", "gemv", "op 40", 34816u, 2120u, 0u},  // 24
+    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 25
+};
+
 // ---- one decode step: 26 launches, captured once as a CUDA graph and replayed per token ----
-void step(cudaStream_t stream) {
+// --profile runs it outside the graph with a profiler, which marks the end of launch i.
+void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
   {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
     EmbedParams p{};
@@ -246,6 +279,7 @@ void step(cudaStream_t stream) {
     p.dim = 64;
     LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 0);
   // ---- layer 0
   {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
     RmsNormParams p{};
@@ -258,6 +292,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 1);
   {  // gemv_q_l00: #2 matmul q_l00, #3 matmul k_l00, #4 matmul v_l00  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_l00, nullptr, nullptr, 128};
@@ -270,6 +305,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00  [head_norm_rope, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, w.attn_q_norm_l00, 4};
@@ -282,6 +318,7 @@ void step(cudaStream_t stream) {
     p.eps = 9.99999997e-07f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
   }
+  if (prof) prof->mark(stream, 3);
   {  // kv_write_cache_k_l00: #9 kv_write cache_k_l00, #10 kv_write cache_v_l00  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l00;
@@ -294,6 +331,7 @@ void step(cudaStream_t stream) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 4);
   {  // attention_attn_l00: #11 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -310,6 +348,7 @@ void step(cudaStream_t stream) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 5);
   {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l00;
@@ -318,6 +357,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 6);
   {  // gemv_attn_out_l00: #12 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -328,6 +368,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 7);
   {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -341,6 +382,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_act_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00, #17 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -352,6 +394,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 9);
   {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l00;
@@ -360,6 +403,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 10);
   {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -370,6 +414,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 11);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -384,6 +429,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 12);
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 128};
@@ -396,6 +442,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 13);
   {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01  [head_norm_rope, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4};
@@ -408,6 +455,7 @@ void step(cudaStream_t stream) {
     p.eps = 9.99999997e-07f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
   }
+  if (prof) prof->mark(stream, 14);
   {  // kv_write_cache_k_l01: #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -420,6 +468,7 @@ void step(cudaStream_t stream) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 15);
   {  // attention_attn_l01: #30 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -436,6 +485,7 @@ void step(cudaStream_t stream) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
+  if (prof) prof->mark(stream, 16);
   {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l01;
@@ -444,6 +494,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 17);
   {  // gemv_attn_out_l01: #31 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -454,6 +505,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 18);
   {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -467,6 +519,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 19);
   {  // gemv_ffn_act_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01, #36 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -478,6 +531,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 20);
   {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l01;
@@ -486,6 +540,7 @@ void step(cudaStream_t stream) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
+  if (prof) prof->mark(stream, 21);
   {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -496,6 +551,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 22);
   // ---- output
   {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -510,6 +566,7 @@ void step(cudaStream_t stream) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
+  if (prof) prof->mark(stream, 23);
   {  // gemv_logits: #40 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -520,6 +577,7 @@ void step(cudaStream_t stream) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
+  if (prof) prof->mark(stream, 24);
   {  // argmax_next_token: #41 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -531,6 +589,7 @@ void step(cudaStream_t stream) {
     p.ring_capacity = 1024;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
+  if (prof) prof->mark(stream, 25);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -552,6 +611,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     1024,  // decode ring capacity
     bind,
     step,
+    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
 };
 
 }  // namespace model
