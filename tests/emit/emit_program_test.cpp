@@ -22,33 +22,11 @@
 #include "lib/plan/planner.h"
 #include "lib/synth/synth.h"
 #include "tests/emit/emit_samples.h"
+#include "tests/support/golden.h"
 
 using namespace lanec;
 
-namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Line number (1-based) and both lines where the texts first differ.
-std::string first_difference(const std::string& want, const std::string& got) {
-  std::istringstream a(want), b(got);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    const bool ha = static_cast<bool>(std::getline(a, la));
-    const bool hb = static_cast<bool>(std::getline(b, lb));
-    if (!ha && !hb) return "texts differ only in the final newline";
-    if (!ha || !hb || la != lb)
-      return "first difference at line " + std::to_string(line) + ":\n  golden:  " + (ha ? la : "<end of file>") +
-             "\n  emitted: " + (hb ? lb : "<end of file>");
-  }
-}
-
-}  // namespace
+using test::first_difference;
 
 TEST_CASE("emitted programs match the golden files", "[emit]") {
   const bool update = std::getenv("LANEC_UPDATE_GOLDEN") != nullptr;
@@ -61,7 +39,7 @@ TEST_CASE("emitted programs match the golden files", "[emit]") {
         continue;
       }
       INFO(path);
-      const std::string golden = read_file(path);
+      const std::string golden = test::read_text(path);
       REQUIRE_FALSE(golden.empty());
       if (golden != text) FAIL(first_difference(golden, text));
     }
