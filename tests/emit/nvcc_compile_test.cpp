@@ -14,6 +14,7 @@
 
 #include "emit/emit_program.h"
 #include "tests/emit/emit_samples.h"
+#include "tests/support/golden.h"
 
 namespace {
 
@@ -24,13 +25,6 @@ std::string find_nvcc() {
   return "";
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct Run {
   int status;
   std::string output;  // stdout + stderr
@@ -38,7 +32,7 @@ struct Run {
 
 Run run(const std::string& command, const std::string& log) {
   const int status = std::system((command + " >" + log + " 2>&1").c_str());
-  return {status, slurp(log)};
+  return {status, lanec::test::read_text(log)};
 }
 
 std::string scratch_dir() {

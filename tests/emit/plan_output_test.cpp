@@ -11,15 +11,9 @@
 
 #include "lib/synth/synth.h"
 #include "tests/emit/emit_samples.h"
+#include "tests/support/golden.h"
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -38,13 +32,13 @@ TEST_CASE("lanec plan -o writes the emitted program", "[emit]") {
 
   const int status = std::system((lanec_bin + " plan " + model + " --knobs " + emit_test::knob_path("h200") +
                                   " -o " + out + " >" + log + " 2>&1").c_str());
-  INFO(slurp(log));
+  INFO(lanec::test::read_text(log));
   REQUIRE(status == 0);
-  CHECK(slurp(log).find("wrote " + out) != std::string::npos);
-  CHECK(slurp(out) == emit_test::emit_sample("qwen3-tiny", "h200"));
+  CHECK(lanec::test::read_text(log).find("wrote " + out) != std::string::npos);
+  CHECK(lanec::test::read_text(out) == emit_test::emit_sample("qwen3-tiny", "h200"));
 
   const int refused = std::system((lanec_bin + " plan " + model + " --knobs " + emit_test::knob_path("h200") +
                                    " --build >" + log + " 2>&1").c_str());
   CHECK(WEXITSTATUS(refused) != 0);
-  CHECK(slurp(log).find("--build needs -o") != std::string::npos);
+  CHECK(lanec::test::read_text(log).find("--build needs -o") != std::string::npos);
 }
