@@ -80,3 +80,12 @@ print(text)
 open(f"{dest}/bench.md", "w").write(text + "\n")
 json.dump({"copy": copy, "results": rows}, open(f"{dest}/bench.json", "w"), indent=2)
 PY
+
+# Per-launch profile of one step of each model (at position 1), slowest first.
+for p in "${presets[@]}"; do
+  "$WORK/$p" "$WORK/$p.gguf" --prompt-tokens "1" -n 1 --profile --repeats 5 --quiet \
+    >"$DEST/profile_$p.md" 2>&1 || echo "profile $p failed"
+  head -n 16 "$DEST/profile_$p.md"
+  tail -n 2 "$DEST/profile_$p.md"
+done
+
