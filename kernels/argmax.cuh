@@ -32,6 +32,7 @@ __device__ __forceinline__ void argmax_merge(float& v, int& i, float ov, int oi)
 }
 
 __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_constant__ ArgmaxParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   __shared__ float sm_v[kWarpSize];
   __shared__ int sm_i[kWarpSize];
   float best = -INFINITY;
@@ -66,8 +67,7 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
 inline cudaError_t launch_argmax(const ArgmaxParams& p, cudaStream_t stream) {
   if (p.n_vocab <= 0 || p.ring_capacity <= 0) return invalid_launch();
   if (!p.logits || !p.token || !p.pos || !p.ring || !p.ring_count) return invalid_launch();
-  argmax_kernel<<<1, kArgmaxThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(argmax_kernel, 1, kArgmaxThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

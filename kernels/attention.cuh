@@ -51,6 +51,7 @@ __device__ __forceinline__ float load_cache(const T* p, size_t i) {
 
 template <int HeadDim, CachePrecision C>
 __global__ void __launch_bounds__(kAttnWarps * kWarpSize) attention_kernel(const __grid_constant__ AttentionParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   static_assert(HeadDim % kWarpSize == 0 && HeadDim <= 256,
                 "head_dim must be a multiple of 32 and at most 256 (each lane holds head_dim/32 elements)");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
@@ -152,6 +153,7 @@ __global__ void __launch_bounds__(kAttnWarps * kWarpSize) attention_kernel(const
 // each thread walks the splits (n_split small) reading part_acc coalesced.
 template <int HeadDim>
 __global__ void __launch_bounds__(HeadDim) attention_combine_kernel(const __grid_constant__ AttentionParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   const int h = blockIdx.x;
   const int d = threadIdx.x;
   const float* ml = p.part_ml + static_cast<size_t>(h) * p.n_split * 2;
@@ -173,9 +175,9 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
     return invalid_launch();
   if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr)) return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head), static_cast<unsigned>(p.n_split));
-  attention_kernel<HeadDim, C><<<grid, kAttnWarps * kWarpSize, 0, stream>>>(p);
-  if (p.n_split > 1) attention_combine_kernel<HeadDim><<<p.n_head, HeadDim, 0, stream>>>(p);
-  return cudaGetLastError();
+  const cudaError_t err = launch_kernel(attention_kernel<HeadDim, C>, grid, kAttnWarps * kWarpSize, 0, stream, p);
+  if (err != cudaSuccess || p.n_split <= 1) return err;
+  return launch_kernel(attention_combine_kernel<HeadDim>, static_cast<unsigned>(p.n_head), HeadDim, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

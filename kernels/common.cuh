@@ -45,6 +45,84 @@ inline cudaError_t invalid_launch() { return cudaErrorInvalidValue; }
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+// ---- programmatic dependent launch (PDL) ----------------------------------------
+// On sm_90+ a kernel launched with programmatic stream serialization may start
+// (be scheduled, run its prologue) while the previous kernel in the stream is
+// still finishing; the decode graph is ~300 small launch-bound kernels, so this
+// hides part of each launch. Correctness rests on pdl_wait(): every kernel calls
+// it first, before touching global memory, and no kernel triggers early, so the
+// wait returns only once the previous grid has completed and its writes are
+// visible: the same ordering as a plain launch. Build with -DLANEC_PDL=0 for
+// plain launches and no waits.
+#ifndef LANEC_PDL
+#define LANEC_PDL 1
+#endif
+
+// Blocks until the grid this one depends on has completed and flushed its
+// memory; a no-op below sm_90, with PDL off, or for a plain launch.
+__device__ __forceinline__ void pdl_wait() {
+#if LANEC_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
+// Whether every architecture this translation unit was compiled for is sm_90+,
+// so that whichever code the device runs contains the pdl_wait() instruction.
+// A compute_80 PTX JIT-compiled on an H200 would not wait, and a PDL launch of
+// it could read its producer's output early: such builds launch plainly.
+constexpr bool all_compiled_archs_have_pdl() {
+#if LANEC_PDL && defined(__CUDA_ARCH_LIST__)
+  constexpr int archs[] = {__CUDA_ARCH_LIST__};
+  for (int a : archs)
+    if (a < 900) return false;
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Whether launches use PDL: on at compile time and the current device (asked
+// once; the program uses one device) is compute capability 9 or newer.
+inline bool pdl_launches_enabled() {
+  if constexpr (!all_compiled_archs_have_pdl()) {
+    return false;
+  } else {
+    static const bool enabled = [] {
+      int device = 0;
+      int major = 0;
+      if (cudaGetDevice(&device) != cudaSuccess) return false;
+      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
+      return major >= 9;
+    }();
+    return enabled;
+  }
+}
+
+// Launches `kernel(p)` on `stream`: with the programmatic-stream-serialization
+// attribute when PDL is enabled, else as kernel<<<grid, block, smem, stream>>>(p).
+// Returns the launch status, as every launch_<family> does.
+template <typename Params>
+cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                          const Params& p) {
+  if (pdl_launches_enabled()) {
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    const cudaError_t err = cudaLaunchKernelEx(&config, kernel, p);
+    const cudaError_t last = cudaGetLastError();  // clears it, as the plain path does
+    return err != cudaSuccess ? err : last;
+  }
+  kernel<<<grid, block, smem, stream>>>(p);
+  return cudaGetLastError();
+}
+
 // ---- reductions -------------------------------------------------------------
 
 __device__ __forceinline__ float warp_sum(float v) {

@@ -20,6 +20,7 @@ constexpr int kElementwiseThreads = 256;
 
 template <ElementwiseOp Op>
 __global__ void __launch_bounds__(kElementwiseThreads) elementwise_kernel(const __grid_constant__ ElementwiseParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
   if constexpr (Op == ElementwiseOp::swiglu) {
@@ -32,8 +33,8 @@ __global__ void __launch_bounds__(kElementwiseThreads) elementwise_kernel(const 
 template <ElementwiseOp Op>
 cudaError_t launch_elementwise(const ElementwiseParams& p, cudaStream_t stream) {
   if (p.n <= 0) return invalid_launch();
-  elementwise_kernel<Op><<<ceil_div(p.n, kElementwiseThreads), kElementwiseThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(elementwise_kernel<Op>, static_cast<unsigned>(ceil_div(p.n, kElementwiseThreads)),
+                       kElementwiseThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -26,6 +26,7 @@ constexpr int kEmbedThreads = 256;
 
 template <WeightFormat F, bool Norm>
 __global__ void __launch_bounds__(kEmbedThreads) embed_kernel(const __grid_constant__ EmbedParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   __shared__ float scratch[kWarpSize];
   const int token = *p.token;
   const bool in_range = token >= 0 && token < p.n_rows;
@@ -55,8 +56,7 @@ template <WeightFormat F, bool Norm>
 cudaError_t launch_embed(const EmbedParams& p, cudaStream_t stream) {
   if (p.dim <= 0 || p.dim % weight_block_elems(F) != 0 || p.n_rows <= 0) return invalid_launch();
   if (Norm && p.norm_w == nullptr) return invalid_launch();
-  embed_kernel<F, Norm><<<1, kEmbedThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(embed_kernel<F, Norm>, 1, kEmbedThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

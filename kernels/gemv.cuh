@@ -148,6 +148,7 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
 // each group applies the epilogue.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
                 "GEMV streams 16-byte chunks of rows: GGUF Q8_0 must be repacked to q8_0_split "
@@ -282,8 +283,7 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  gemv_kernel<F, A, RowsPerWarp, Swiglu><<<grid, block, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

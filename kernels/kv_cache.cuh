@@ -29,6 +29,7 @@ constexpr int kKvWriteThreads = 256;
 
 template <CachePrecision C>
 __global__ void __launch_bounds__(kKvWriteThreads) kv_write_kernel(const __grid_constant__ KvWriteParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   const int pos = *p.pos;
   if (e >= p.n_kv_head * p.head_dim || pos < 0 || pos >= p.n_ctx) return;
@@ -46,8 +47,8 @@ __global__ void __launch_bounds__(kKvWriteThreads) kv_write_kernel(const __grid_
 template <CachePrecision C>
 cudaError_t launch_kv_write(const KvWriteParams& p, cudaStream_t stream) {
   if (p.n_kv_head <= 0 || p.head_dim <= 0 || p.n_ctx <= 0) return invalid_launch();
-  kv_write_kernel<C><<<ceil_div(p.n_kv_head * p.head_dim, kKvWriteThreads), kKvWriteThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(kv_write_kernel<C>, static_cast<unsigned>(ceil_div(p.n_kv_head * p.head_dim, kKvWriteThreads)),
+                       kKvWriteThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

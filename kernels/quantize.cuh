@@ -29,6 +29,7 @@ struct QuantizeParams {
 constexpr int kQuantizeThreads = 256;
 
 __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __grid_constant__ QuantizeParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   const int lane = threadIdx.x % kWarpSize;
   const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (block >= p.n / kQ8Block) return;  // whole warps leave together
@@ -40,8 +41,8 @@ inline cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stre
   if (p.n <= 0 || p.n % kQ8Block != 0) return invalid_launch();
   const int blocks = p.n / kQ8Block;
   const int warps_per_cta = kQuantizeThreads / kWarpSize;
-  quantize_q8_kernel<<<ceil_div(blocks, warps_per_cta), kQuantizeThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(quantize_q8_kernel, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)), kQuantizeThreads, 0,
+                       stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -20,6 +20,7 @@ struct RepackQ8_0Params {
 constexpr int kRepackThreads = 256;
 
 __global__ void __launch_bounds__(kRepackThreads) repack_q8_0_kernel(const __grid_constant__ RepackQ8_0Params p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   const size_t blocks_per_row = static_cast<size_t>(p.k / kQ8Block);
   const size_t n_blocks = static_cast<size_t>(p.rows) * blocks_per_row;
   const uint8_t* src = static_cast<const uint8_t*>(p.src);
@@ -38,8 +39,8 @@ inline cudaError_t launch_repack_q8_0(const RepackQ8_0Params& p, cudaStream_t st
   if (p.rows <= 0 || p.k <= 0 || p.k % kQ8Block != 0) return invalid_launch();
   const size_t n_blocks = static_cast<size_t>(p.rows) * (p.k / kQ8Block);
   const size_t grid = (n_blocks + kRepackThreads - 1) / kRepackThreads;
-  repack_q8_0_kernel<<<static_cast<unsigned>(grid < 65535 ? grid : 65535), kRepackThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(repack_q8_0_kernel, static_cast<unsigned>(grid < 65535 ? grid : 65535), kRepackThreads, 0, stream,
+                       p);
 }
 
 }  // namespace lanec::kernels

@@ -33,6 +33,7 @@ constexpr int kRmsNormThreads = 1024;
 
 template <bool AddResidual, bool Quantize>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   __shared__ float scratch[kWarpSize];
   float sumsq = 0.0f;
   for (int i = threadIdx.x; i < p.n; i += blockDim.x) {
@@ -64,8 +65,7 @@ cudaError_t launch_rms_norm(const RmsNormParams& p, cudaStream_t stream) {
   if (p.n <= 0 || (Quantize && p.n % kQ8Block != 0)) return invalid_launch();
   if (AddResidual && (p.residual == nullptr || p.h_out == nullptr)) return invalid_launch();
   if (Quantize ? (p.out_qs == nullptr || p.out_d == nullptr) : p.out == nullptr) return invalid_launch();
-  rms_norm_kernel<AddResidual, Quantize><<<1, kRmsNormThreads, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(rms_norm_kernel<AddResidual, Quantize>, 1, kRmsNormThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -43,6 +43,7 @@ constexpr int kRopeWarps = 4;
 
 template <RopeMode Mode>
 __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __grid_constant__ RopeParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   const int lane = threadIdx.x % kWarpSize;
   int head = blockIdx.x * kRopeWarps + threadIdx.x / kWarpSize;
   int part = 0;
@@ -88,8 +89,8 @@ cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
     if (p.parts[q].n_head <= 0 || p.parts[q].x == nullptr) return invalid_launch();
     heads += p.parts[q].n_head;
   }
-  rope_kernel<Mode><<<ceil_div(heads, kRopeWarps), kRopeWarps * kWarpSize, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_kernel(rope_kernel<Mode>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize, 0,
+                       stream, p);
 }
 
 }  // namespace lanec::kernels
