@@ -59,3 +59,40 @@ TEST_CASE("every subcommand has help, the binary a version", "[errors]") {
   CHECK(none.exit_code != 0);
   CHECK(none.output.find("subcommand") != std::string::npos);
 }
+
+namespace {
+
+// A tiny model written once by `lanec synth` for the plan error cases.
+const std::string& tiny_model_path() {
+  static const std::string path = [] {
+    const std::string p = "/tmp/lanec_cli_errors_qwen3_tiny.gguf";
+    const auto r = run_lanec("synth qwen3-tiny --layers 1 -o " + p);
+    REQUIRE(r.exit_code == 0);
+    return p;
+  }();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("plan: a bad knob file names the file, line and key", "[errors]") {
+  const std::string knobs = scratch_file("bad_knobs.yaml",
+                                         "chip: { name: x, arch: sm_90, sms: 132, smem_kib_per_block: 227 }\n"
+                                         "cache_precision: f8\n"
+                                         "recurrent_state: f32\n"
+                                         "activations: int8\n");
+  check_user_error("plan " + tiny_model_path() + " --knobs " + knobs, knobs + ":2:");
+  check_user_error("plan " + tiny_model_path() + " --knobs " + knobs, "cache_precision");
+}
+
+TEST_CASE("plan: an unknown rule name lists the valid ones", "[errors]") {
+  const std::string knobs = std::string(LANEC_SOURCE_DIR) + "/samples/knobs/h200.yaml";
+  check_user_error("plan " + tiny_model_path() + " --knobs " + knobs + " --hold add_norms", "add_norms");
+  check_user_error("plan " + tiny_model_path() + " --knobs " + knobs + " --hold add_norms", "glu_pair");
+}
+
+TEST_CASE("ref: an unknown architecture is named", "[errors]") {
+  const auto r = run_lanec("synth qwen3moe-tiny -o /tmp/lanec_cli_errors_moe.gguf");
+  REQUIRE(r.exit_code == 0);
+  check_user_error("ref /tmp/lanec_cli_errors_moe.gguf --tokens 1 -n 1", "qwen3moe");
+}
