@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what lanec needs (Debian packages, the PyPI `gguf` package for test
-# fixtures), then configures and builds into build/. Idempotent: a second run
-# installs nothing and rebuilds only what changed. Sourced by demo.sh/test.sh.
+# Installs the Debian packages lanec needs (the test fixtures are committed;
+# the scripts that regenerate them use the PyPI `gguf` package, which is not
+# needed to build or test), then configures and builds into build/.
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+# Sourced by demo.sh and test.sh.
 set -euo pipefail
 LANEC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LANEC_BUILD="${LANEC_BUILD:-$LANEC_ROOT/build}"
