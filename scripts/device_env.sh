@@ -4,7 +4,7 @@
 # The GPU machine has nvcc, cmake and python3 but none of the Debian -dev
 # packages lanec builds against, and no network. scripts/fetch_device_deps.sh
 # (run on the build machine) downloads their .deb files into .deps/debs/; the
-# `run` tool carries .deps/debs along. This file unpacks them into
+# working tree is copied there with .deps/debs. This file unpacks them into
 # .deps/prefix/ (never into /: no root, no package database), rewrites the
 # absolute /usr paths in their pkg-config files to the prefix, and exports
 #   CMAKE_PREFIX_PATH  so find_package(CLI11|spdlog|fmt|yaml-cpp|nlohmann_json)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (the Debian 12 build machine, with network), not on the GPU machine.
 # Downloads the .deb files of every library lanec's build needs into
-# .deps/debs/ (git-ignored), so that the `run` tool can carry them to the GPU
+# .deps/debs/ (git-ignored), to be copied with the working tree to the GPU
 # machine, which has nvcc, cmake and python but no Debian -dev packages and no
 # network. There, scripts/device_env.sh unpacks them into a private prefix.
 #
@@ -51,3 +51,10 @@ if [[ "$count" -ne "${#packages[@]}" ]]; then
   exit 1
 fi
 echo "fetch_device_deps: $count packages ($(du -sh . | cut -f1)) in $DEBS"
+
+# The GPU machine's python has torch and transformers but not the `gguf`
+# package that scripts/compare_transformers.py reads models with: a wheel.
+WHL="$LANEC_ROOT/.deps/whl"
+mkdir -p "$WHL"
+python3 -m pip download -q --no-deps --only-binary=:all: -d "$WHL" gguf==0.19.0
+echo "fetch_device_deps: $(ls "$WHL") in $WHL"

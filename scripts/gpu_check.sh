@@ -2,7 +2,8 @@
 # The GPU check, run on the GPU machine in one call (it has nvcc, cmake and
 # python3 with torch/transformers, but no Debian -dev packages and no network):
 #
-#   run(carry=[".deps/debs", ".deps/whl"], command="bash scripts/gpu_check.sh [STAGE ...]")
+#   bash scripts/gpu_check.sh [STAGE ...]
+# with the working tree and .deps/debs, .deps/whl (scripts/fetch_device_deps.sh) copied there.
 #
 # Stages (default: build programs bench transformers sanitizer; kernels on request):
 #   build        build lanec and the tests with the carried dependencies, run the unit tests
