@@ -25,7 +25,7 @@ struct TypeName {
   const char* name;
   bool quantized;
 };
-// The element types the IR names; the weight formats of the design brief plus
+// The element types the IR names; the weight formats lanec reads plus
 // the few other ggml block formats a GGUF commonly carries.
 constexpr TypeName kTypeNames[] = {
     {GgmlType::F32, "f32", false},    {GgmlType::F16, "f16", false},
