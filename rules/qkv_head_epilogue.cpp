@@ -32,12 +32,6 @@ TensorId epilogue_source(const FusedGraph& g, TensorId t) {
   return t;
 }
 
-const Op* cache_writer(const FusedGraph& g, TensorId cache) {
-  for (const Op& op : g.graph().ops())
-    if (op.kind == OpKind::kv_write && op.outputs.front() == cache) return &op;
-  return nullptr;
-}
-
 // The GEMV node delivering t as one of its part results, if any.
 std::optional<int> gemv_part_node(const FusedGraph& g, TensorId t) {
   std::optional<int> p = g.producer(t);

@@ -41,12 +41,6 @@ const Op* norm_op(const FusedGraph& g, const FusedNode& n) {
 }
 
 // The kv_write op writing state `cache`.
-const Op* cache_writer(const FusedGraph& g, TensorId cache) {
-  for (const Op& op : g.graph().ops())
-    if (op.kind == OpKind::kv_write && op.outputs.front() == cache) return &op;
-  return nullptr;
-}
-
 class RopePartsRule : public FusionRule {
  public:
   const char* name() const override { return "rope_parts"; }

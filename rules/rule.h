@@ -104,6 +104,8 @@ std::vector<RuleMatch> epilogue_sites(const FusedGraph& g, bool constant);
 // Their shared guard; `what` names the other operand ("bias", "residual").
 std::optional<std::string> epilogue_guard(const FusedGraph& g, const RuleMatch& site,
                                           const char* what);
+// The kv_write op that writes the cache state `cache`, or nullptr.
+const Op* cache_writer(const FusedGraph& g, TensorId cache);
 }  // namespace rule_helpers
 
 }  // namespace lanec

@@ -104,4 +104,10 @@ std::optional<std::string> epilogue_guard(const FusedGraph& g, const RuleMatch& 
   return std::nullopt;
 }
 
+const Op* cache_writer(const FusedGraph& g, TensorId cache) {
+  for (const Op& op : g.graph().ops())
+    if (op.kind == OpKind::kv_write && op.outputs.front() == cache) return &op;
+  return nullptr;
+}
+
 }  // namespace lanec::rule_helpers

@@ -146,3 +146,13 @@ TEST_CASE("dequantizing a 151936x1024 q8_0 matrix row by row is fast", "[quant]"
 
 }  // namespace
 }  // namespace lanec
+
+TEST_CASE("the formats the GGUF layer calls loadable are exactly those the codecs read", "[quant]") {
+  // lib/gguf keeps its own list (the fuzzer builds it without lib/quant).
+  for (uint32_t id = 0; id < 64; ++id) {
+    const lanec::GgmlTypeTraits* traits = lanec::ggml_type_traits(id);
+    if (!traits) continue;
+    CAPTURE(traits->name);
+    CHECK(lanec::ggml_type_is_supported(traits->type) == lanec::can_dequantize(traits->type));
+  }
+}
