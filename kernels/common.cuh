@@ -58,12 +58,36 @@ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 #define LANEC_PDL 1
 #endif
 
+#ifndef LANEC_PDL_TRIGGER
+#define LANEC_PDL_TRIGGER 1
+#endif
+
 // Blocks until the grid this one depends on has completed and flushed its
-// memory; a no-op below sm_90, with PDL off, or for a plain launch.
+// memory, then lets the next kernel of the stream launch: its blocks get
+// scheduled while this grid runs, do what needs nothing from it (a GEMV
+// prefetches its weights into L2) and wait here in turn, so the gap between
+// two launches shrinks to the completion signal. The wait always means full
+// completion of the previous grid (the trigger only allows an early launch),
+// so ordering is the same as plain launches. Triggering after the wait keeps
+// at most one grid waiting behind the running one. A no-op below sm_90, with
+// PDL off, or for a plain launch; -DLANEC_PDL_TRIGGER=0 keeps the wait only.
 __device__ __forceinline__ void pdl_wait() {
 #if LANEC_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
+#if LANEC_PDL_TRIGGER
+  cudaTriggerProgrammaticLaunchCompletion();
 #endif
+#endif
+}
+
+// Asks L2 to fetch [p, p + bytes) ahead of use; the warp's lanes split the
+// 128-byte lines. Only a hint: nothing waits for it and it reads nothing
+// into registers, so it may run before pdl_wait() on memory no earlier
+// kernel writes (weights).
+__device__ __forceinline__ void prefetch_l2_warp(const void* p, size_t bytes, int lane) {
+  const char* base = static_cast<const char*>(p);
+  for (size_t off = static_cast<size_t>(lane) * 128; off < bytes; off += kWarpSize * 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(base + off));
 }
 
 // Whether every architecture this translation unit was compiled for is sm_90+,

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Decode speed of one emitted program built with different compile-time
+# switches of the kernel library (LANEC_PDL, LANEC_PDL_TRIGGER,
+# LANEC_GEMV_PREFETCH, ...): the same plan, the same weights, only the -D flags
+# differ, so the table isolates what a switch buys. Runs on the GPU machine
+# after lanec is built (scripts/gpu_check.sh build):
+#   bash bench/variants.sh [PRESET ...]        (default qwen3-0.6b)
+# Env: VARIANTS (space-separated NAME=FLAGS, flags comma-separated), e.g.
+#   VARIANTS="plain=-DLANEC_PDL=0 all-on=" bash bench/variants.sh qwen3-8b
+# Prints a markdown table and writes variants.md to $OUT (or the work folder).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# On the GPU machine the dependencies come from the carried .deb files.
+[[ -d .deps/debs ]] && source scripts/device_env.sh >/dev/null
+LANEC="$ROOT/build/lanec"
+WORK="${BENCH_WORK:-/tmp/lanec-variants}"
+DEST="${OUT:-$WORK}"
+KNOBS="${BENCH_KNOBS:-samples/knobs/h200.yaml}"
+VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0,-DLANEC_GEMV_PREFETCH=0 trigger=-DLANEC_GEMV_PREFETCH=0 trigger+prefetch=}"
+mkdir -p "$WORK" "$DEST"
+presets=("$@")
+((${#presets[@]})) || presets=(qwen3-0.6b)
+
+# The nvcc command the emitted program's header gives, for this source tree.
+nvcc_command() {  # nvcc_command CU OUT
+  grep -m1 '^//   nvcc ' "$1" | sed -e 's|^//   ||' -e "s|\$LANEC_SRC|$ROOT|g" \
+    -e "s| -o model model.cu | -o $2 $1 |"
+}
+
+build_variant() {  # build_variant PRESET NAME FLAGS
+  local cu="$WORK/$1.cu" bin="$WORK/$1__$2" flags="${3//,/ }"
+  # shellcheck disable=SC2046
+  $(nvcc_command "$cu" "$bin") $flags >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
+}
+
+for p in "${presets[@]}"; do
+  "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf -o "$WORK/$p.gguf" \
+    2>/dev/null || { echo "synth $p failed"; exit 1; }
+  "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx 512 -o "$WORK/$p.cu" >/dev/null || exit 1
+  for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "${v#*=}" & done
+done
+wait
+
+{
+  echo "| model | variant | flags | ms/token | t/s |"
+  echo "| --- | --- | --- | ---: | ---: |"
+  for p in "${presets[@]}"; do
+    for v in $VARIANTS; do
+      name="${v%%=*}" flags="${v#*=}"
+      line=$("$WORK/${p}__$name" "$WORK/$p.gguf" --prompt-tokens "1" -n 128 --bench --repeats 5 --ignore-eos \
+        --quiet 2>&1 | grep '| tg128 |')
+      echo "| $p | $name | ${flags//,/ } | $(echo "$line" | awk -F'|' '{print $7 "|" $8}') |"
+    done
+  done
+} | tee "$DEST/variants.md"
