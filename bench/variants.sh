@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Decode speed of one emitted program built with different compile-time
-# switches of the kernel library (LANEC_PDL, LANEC_PDL_TRIGGER,
-# LANEC_GEMV_PREFETCH, ...): the same plan, the same weights, only the -D flags
+# switches of the kernel library (LANEC_PDL, LANEC_PDL_TRIGGER, ...):
+# the same plan, the same weights, only the -D flags
 # differ, so the table isolates what a switch buys. Runs on the GPU machine
 # after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/variants.sh [PRESET ...]        (default qwen3-0.6b)
@@ -17,7 +17,7 @@ LANEC="$ROOT/build/lanec"
 WORK="${BENCH_WORK:-/tmp/lanec-variants}"
 DEST="${OUT:-$WORK}"
 KNOBS="${BENCH_KNOBS:-samples/knobs/h200.yaml}"
-VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0,-DLANEC_GEMV_PREFETCH=0 trigger=-DLANEC_GEMV_PREFETCH=0 trigger+prefetch=}"
+VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0 all-on=}"
 mkdir -p "$WORK" "$DEST"
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
@@ -25,7 +25,7 @@ presets=("$@")
 # The nvcc command the emitted program's header gives, for this source tree.
 nvcc_command() {  # nvcc_command CU OUT
   grep -m1 '^//   nvcc ' "$1" | sed -e 's|^//   ||' -e "s|\$LANEC_SRC|$ROOT|g" \
-    -e "s| -o model model.cu | -o $2 $1 |"
+    -e "s| -o [^ ]* [^ ]*\.cu | -o $2 $1 |"
 }
 
 build_variant() {  # build_variant PRESET NAME FLAGS

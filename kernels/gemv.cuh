@@ -44,18 +44,7 @@ struct GemvParams {
   const int8_t* x_qs;     // [k] int8 input (Activation::int8); 16-byte aligned
   const float* x_d;       // [k/32] int8 input block scales
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
-  int prefetch_per_mille; // set by launch_gemv: leading share of every weight row (0..1000) to prefetch into L2 before pdl_wait()
 };
-
-#ifndef LANEC_GEMV_PREFETCH
-#define LANEC_GEMV_PREFETCH 1
-#endif
-// A launch prefetches at most this many bytes of its weights into L2 while the
-// previous kernel finishes (PDL): all of a small matrix, the leading part of
-// every row of a big one. A fraction of the H100/H200 L2, so prefetched lines
-// survive until read; more than the DRAM can deliver in one short kernel's
-// time anyway.
-constexpr size_t kGemvPrefetchMaxBytes = size_t{24} << 20;
 
 // Elements of x covered by one 16-byte chunk of a weight row.
 template <WeightFormat F>
@@ -159,6 +148,7 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
 // each group applies the epilogue.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
                 "GEMV streams 16-byte chunks of rows: GGUF Q8_0 must be repacked to q8_0_split "
@@ -214,22 +204,6 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
       }
     }
   }
-
-  // Weights depend on no earlier kernel: ask for them before waiting on it.
-  if (p.prefetch_per_mille > 0 && slice == 0) {
-    const auto share = [&](size_t bytes) { return bytes * static_cast<size_t>(p.prefetch_per_mille) / 1000; };
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] < 0) continue;
-      if constexpr (F == WeightFormat::q8_0_split) {
-        prefetch_l2_warp(row_ptr[r], share(static_cast<size_t>(p.k)), lane);
-        prefetch_l2_warp(scale_ptr[r], share(static_cast<size_t>(p.k / kQ8Block) * 2), lane);
-      } else {
-        prefetch_l2_warp(row_ptr[r], share(weight_row_bytes(F, p.k)), lane);
-      }
-    }
-  }
-  pdl_wait();  // before any global memory access (see common.cuh)
 
   float acc[kRows];
 #pragma unroll
@@ -288,14 +262,6 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   }
 }
 
-// Bytes of weights one launch reads (all parts).
-template <WeightFormat F>
-size_t gemv_weight_bytes(const GemvParams& p) {
-  size_t bytes = 0;
-  for (int q = 0; q < p.n_parts; ++q) bytes += weight_row_bytes(F, p.k) * static_cast<size_t>(p.parts[q].rows);
-  return bytes;
-}
-
 // Row groups per block for a split: keeps blocks at 4..16 warps.
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
@@ -314,15 +280,10 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     rows += p.parts[q].rows;
   }
   if (Swiglu) rows = p.parts[0].rows;
-  GemvParams launched = p;
-  if (LANEC_GEMV_PREFETCH && pdl_launches_enabled()) {
-    const size_t total = gemv_weight_bytes<F>(p);
-    launched.prefetch_per_mille = total <= kGemvPrefetchMaxBytes ? 1000 : static_cast<int>(kGemvPrefetchMaxBytes * 1000 / total);
-  }
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, launched);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels
