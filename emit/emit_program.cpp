@@ -534,6 +534,11 @@ class ProgramEmitter {
       o << "    p.x = " << f32_ptr(g.x) << ";\n";
     }
     o << "    p.split_k = " << g.split_k << ";\n";
+    if (!g.y_q8.empty()) {
+      o << "    p.y_qs = " << qs(g.y_q8) << ";\n";
+      o << "    p.y_d = " << qd(g.y_q8) << ";\n";
+      o << "    p.y_q8_count = " << ptr(g.y_q8_count) << ";\n";
+    }
     launch_call("launch_gemv<" + weight_format(g.format) + ", " + (int8 ? "Activation::int8" : "Activation::f32") +
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "quantize.cuh"
 
 namespace lanec::kernels {
 
@@ -44,6 +45,11 @@ struct GemvParams {
   const int8_t* x_qs;     // [k] int8 input (Activation::int8); 16-byte aligned
   const float* x_d;       // [k/32] int8 input block scales
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
+  // Optional int8 form of parts[0].y (one part, or the SwiGLU output), for an
+  // int8 GEMV that reads it next; nullptr = none. See quantize_output_tail.
+  int8_t* y_qs;           // [rows]
+  float* y_d;             // [rows/32]
+  int* y_q8_count;        // [rows/32] counters, zero before the launch and after it
 };
 
 // Elements of x covered by one 16-byte chunk of a weight row.
@@ -134,6 +140,30 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
     s = __dp4a(raw.w, x.q.w, s);
     return d * x.d * static_cast<float>(s);
   }
+}
+
+// The int8 form of y (quantize.cuh's math) written by the launch that makes
+// y. A 32-row block of y is finished by several thread blocks (each holds
+// block_rows = 1..16 consecutive rows; block_rows divides 32): each counts
+// itself done on the block's counter after its stores, and the last one to
+// arrive reads the 32 values back from L2 and quantizes them, then zeroes the
+// counter for the next launch (no other block touches it again in this one).
+// Must be reached by every thread of the block.
+__device__ __forceinline__ void quantize_output_tail(const GemvParams& p, int block_first_row, int block_rows) {
+  __shared__ int is_last;
+  const int group = block_first_row / kQ8Block;
+  __threadfence();  // this thread's y stores, device-wide, before the count
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    const int arrived = atomicAdd(p.y_q8_count + group, 1) + 1;
+    is_last = arrived == kQ8Block / block_rows;
+    if (is_last) p.y_q8_count[group] = 0;
+  }
+  __syncthreads();
+  if (!is_last || threadIdx.y != 0) return;
+  __threadfence();  // the other blocks' y stores are visible from here on
+  const int i = group * kQ8Block + static_cast<int>(threadIdx.x);
+  quantize_block_warp(__ldcg(p.parts[0].y + i), p.y_qs + group * kQ8Block, p.y_d + group, static_cast<int>(threadIdx.x));
 }
 
 }  // namespace gemv_detail
@@ -234,32 +264,34 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
       }
     }
   }
-  if (slice != 0 || lane != 0) return;
-
-  if constexpr (Swiglu) {
+  if (slice == 0 && lane == 0) {
+    if constexpr (Swiglu) {
 #pragma unroll
-    for (int r = 0; r < RowsPerWarp; ++r) {
-      if (part_of[r] < 0) continue;
-      const int row = local_row[r];
-      float g = acc[r], u = acc[r + RowsPerWarp];
-      if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
-      if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
-      float y = silu(g) * u;
-      if (p.parts[0].residual != nullptr) y += p.parts[0].residual[row];
-      p.parts[0].y[row] = y;
-    }
-  } else {
+      for (int r = 0; r < RowsPerWarp; ++r) {
+        if (part_of[r] < 0) continue;
+        const int row = local_row[r];
+        float g = acc[r], u = acc[r + RowsPerWarp];
+        if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
+        if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
+        float y = silu(g) * u;
+        if (p.parts[0].residual != nullptr) y += p.parts[0].residual[row];
+        p.parts[0].y[row] = y;
+      }
+    } else {
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] < 0) continue;
-      const GemvPart& pt = p.parts[part_of[r]];
-      const int row = local_row[r];
-      float y = acc[r];
-      if (pt.bias != nullptr) y += pt.bias[row];
-      if (pt.residual != nullptr) y += pt.residual[row];
-      pt.y[row] = y;
+      for (int r = 0; r < kRows; ++r) {
+        if (part_of[r] < 0) continue;
+        const GemvPart& pt = p.parts[part_of[r]];
+        const int row = local_row[r];
+        float y = acc[r];
+        if (pt.bias != nullptr) y += pt.bias[row];
+        if (pt.residual != nullptr) y += pt.residual[row];
+        pt.y[row] = y;
+      }
     }
   }
+  // Every thread reaches this point (no early return above): the tail has barriers.
+  if (p.y_qs != nullptr) gemv_detail::quantize_output_tail(p, static_cast<int>(blockIdx.x) * groups * RowsPerWarp, groups * RowsPerWarp);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps.
@@ -280,6 +312,9 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     rows += p.parts[q].rows;
   }
   if (Swiglu) rows = p.parts[0].rows;
+  if (p.y_qs != nullptr && (p.y_d == nullptr || p.y_q8_count == nullptr || (p.n_parts != 1 && !Swiglu) ||
+                            p.parts[0].y == nullptr || p.parts[0].rows % kQ8Block != 0))
+    return invalid_launch();
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);

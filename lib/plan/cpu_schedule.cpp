@@ -224,6 +224,10 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
     }
     std::copy(y[p].begin(), y[p].end(), f32(part.y, part.rows));
   }
+  if (!l.y_q8.empty()) {
+    Storage& q = q8(l.y_q8);
+    quantize_q8_blocks(y[0].data(), l.parts[0].rows, q.qs.data(), q.qd.data());
+  }
 }
 
 void CpuScheduleExecutor::run(const RopeLaunch& l) {

@@ -99,6 +99,8 @@ struct WritesOf {
   void operator()(const QuantizeLaunch& l) { push(w, l.out_q8); }
   void operator()(const GemvLaunch& l) {
     for (const GemvPart& p : l.parts) push(w, p.y);
+    push(w, l.y_q8);
+    push(w, l.y_q8_count);
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts) push(w, p.x);

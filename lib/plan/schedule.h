@@ -102,6 +102,10 @@ struct GemvLaunch {
   bool swiglu = false;         // glu_pair: parts[0].y = silu(gate x) * (up x)
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4
   int split_k = 1;             // warps sharing one row group (1..16)
+  // activations=int8: the int8 form of parts[0].y, written by this launch for
+  // the int8 GEMV that reads it next (one part, or the SwiGLU output); empty = none.
+  std::string y_q8;
+  std::string y_q8_count;      // workspace i32 [rows/32]: the kernel's per-block counters, zero between launches
 };
 
 struct RopePart {

@@ -83,6 +83,19 @@ class Sizer {
     return false;
   }
 
+  // A GEMV making `tensor` as its only output (one part, or a SwiGLU pair)
+  // also writes its int8 form, so no quantize launch follows it.
+  static bool gemv_writes_int8_form(std::vector<Launch>& launches, const std::string& tensor, const std::string& q8) {
+    for (Launch& l : launches) {
+      auto* g = std::get_if<GemvLaunch>(&l.params);
+      if (!g || !(g->parts.size() == 1 || g->swiglu) || g->parts[0].y != tensor) continue;
+      g->y_q8 = q8;
+      g->y_q8_count = tensor + ".q8_count";
+      return true;
+    }
+    return false;
+  }
+
   void add_int8_forms(std::vector<Launch>& launches) {
     std::vector<std::string> needed;
     for (const Launch& l : launches)
@@ -103,6 +116,7 @@ class Sizer {
           norm->out_q8 = q8;
           fused = true;
         }
+        if (!fused) fused = gemv_writes_int8_form(launches, tensor, q8);
       }
       if (fused) {
         if (!f32_form_read(launches, tensor))
@@ -250,6 +264,16 @@ class Sizer {
         ml.bytes = static_cast<uint64_t>(ml.elements) * 4;
         workspaces[acc.name] = acc;
         workspaces[ml.name] = ml;
+      }
+      if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !g->y_q8_count.empty()) {
+        Buffer count;
+        count.name = g->y_q8_count;
+        count.role = BufferRole::workspace;
+        count.type = GgmlType::I32;
+        count.shape = {g->parts[0].rows / kQ8Block};
+        count.elements = count.shape[0];
+        count.bytes = static_cast<uint64_t>(count.elements) * 4;
+        workspaces[count.name] = count;
       }
     }
     for (TensorId t : g_.outputs()) names.insert(g_.tensor(t).name);

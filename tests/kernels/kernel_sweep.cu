@@ -406,7 +406,7 @@ std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>
 }
 
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k) {
+void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k, bool quantize_out = false) {
   const int n_parts = static_cast<int>(part_rows.size());
   const auto x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
   // Int8 numerics: both sides take the same quantized activations.
@@ -445,13 +445,38 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   p.x_qs = d_xq.get();
   p.x_d = d_xd.get();
   p.split_k = split_k;
+  const int y_rows = part_rows[0];
+  DeviceBuffer<int8_t> d_yq(static_cast<size_t>(y_rows));
+  DeviceBuffer<float> d_yd(static_cast<size_t>(y_rows / kQ8Block + 1));
+  DeviceBuffer<int> d_count(std::vector<int>(static_cast<size_t>(y_rows / kQ8Block + 1), 0));
+  if (quantize_out) {
+    p.y_qs = d_yq.get();
+    p.y_d = d_yd.get();
+    p.y_q8_count = d_count.get();
+  }
   expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
+  // Twice: the int8 output's counters must be back at zero after a launch.
+  if (quantize_out) expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
 
   std::string shape;
   for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
-  const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s", format_name(F),
+  const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s%s", format_name(F),
                               A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
-                              epilogue_name(epi));
+                              epilogue_name(epi), quantize_out ? " +int8 out" : "");
+  if (quantize_out) {
+    // The int8 form is quantize.cuh's math on the launch's own f32 output: exact.
+    const std::vector<float> y = d_y[0]->download();
+    std::vector<int8_t> qs_ref(static_cast<size_t>(y_rows));
+    std::vector<float> d_ref(static_cast<size_t>(y_rows / kQ8Block));
+    ref::quantize_q8(y.data(), y_rows, qs_ref.data(), d_ref.data());
+    std::vector<float> d_got = d_yd.download();
+    d_got.resize(d_ref.size());
+    check(tag + " int8 d", d_got, d_ref, 0.0, 0.0);
+    check(tag + " int8 qs", to_float(d_yq.download()), to_float(qs_ref), 0.0, 0.0);
+    const std::vector<int> counts = d_count.download();
+    check(tag + " counters back at 0", std::vector<float>(counts.begin(), counts.end()),
+          std::vector<float>(counts.size(), 0.0f), 0.0, 0.0);
+  }
   // Error budget: 1e-6 of sum |w x| (float accumulation in a different order).
   if (Swiglu) {
     const int rows = part_rows[0];
@@ -501,6 +526,13 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, true>(512, {300, 300}, Epilogue::swiglu, 1);
   sweep_gemv_case<F, A, 2, true>(1024, {1001, 1001}, Epilogue::swiglu, 4);
   sweep_gemv_case<F, A, 4, true>(896, {4864, 4864}, Epilogue::swiglu_bias_residual, 2);
+  // int8 output written by the launch (the form an int8 GEMV reads next).
+  sweep_gemv_case<F, A, 1, true>(1024, {3072, 3072}, Epilogue::swiglu, 1, true);
+  sweep_gemv_case<F, A, 2, true>(1024, {3072, 3072}, Epilogue::swiglu, 1, true);
+  sweep_gemv_case<F, A, 4, true>(512, {1024, 1024}, Epilogue::swiglu, 2, true);
+  sweep_gemv_case<F, A, 2, true>(256, {96, 96}, Epilogue::swiglu, 8, true);
+  sweep_gemv_case<F, A, 4, false>(1024, {4096}, Epilogue::residual, 1, true);
+  sweep_gemv_case<F, A, 1, false>(2048, {64}, Epilogue::plain, 16, true);
 }
 
 void sweep_gemv() {

@@ -5,8 +5,8 @@
 // knob file:   rtx4090.yaml
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    26 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 4, rms_norm 5, rope 2)
-// memory:      weights 114944 bytes, buffers 82432 bytes
+// launches:    24 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 2, rms_norm 5, rope 2)
+// memory:      weights 114944 bytes, buffers 82944 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -87,7 +87,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"llama.attention.layer_norm_rms_epsilon", "1e-05"},
 };
 
-// ---- buffers: one device allocation of 82432 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 82944 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -129,6 +129,8 @@ struct Buffers {
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 4, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 4, 32]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 4, 2]
+  int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
+  int* ffn_act_l01_q8_count;  // ffn_act_l01.q8_count  workspace i32 [4]
   // views (pointers into the buffers above)
   float* k_l00;  // k_l00  activation f32 [1, 32] = qkv_l00 + 64
   float* k_l01;  // k_l01  activation f32 [1, 32] = qkv_l01 + 64
@@ -206,6 +208,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76544);
   b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 76800);
   b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 77824);
+  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 78080);
+  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 78336);
   b.k_l00 = b.qkv_l00 + 64;
   b.k_l01 = b.qkv_l01 + 64;
   b.k_rope_l00 = b.qkv_l00 + 64;
@@ -216,8 +220,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 78080);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82176);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 78592);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82688);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -233,26 +237,24 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
     {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 328u, 0u},  // 7
     {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 840u, 0u},  // 8
-    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 584u, 0u},  // 9
-    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 10
-    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 400u, 0u},  // 11
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 12
-    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 13
-    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 14
-    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 15
-    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 16
-    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 17
-    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 328u, 0u},  // 18
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 840u, 0u},  // 19
-    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 584u, 0u},  // 20
-    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 21
-    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 400u, 0u},  // 22
-    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm)", 256u, 840u, 0u},  // 23
-    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 24
-    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 25
+    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 744u, 0u},  // 9
+    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 400u, 0u},  // 10
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 11
+    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 12
+    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 13
+    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 14
+    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 15
+    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 16
+    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 328u, 0u},  // 17
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 840u, 0u},  // 18
+    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 744u, 0u},  // 19
+    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 400u, 0u},  // 20
+    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm)", 256u, 840u, 0u},  // 21
+    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 22
+    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 23
 };
 
-// ---- one decode step: 26 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 24 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -380,18 +382,12 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.x_qs = b.ffn_norm_l00_q8.qs;
     p.x_d = b.ffn_norm_l00_q8.d;
     p.split_k = 1;
+    p.y_qs = b.ffn_act_l00_q8.qs;
+    p.y_d = b.ffn_act_l00_q8.d;
+    p.y_q8_count = b.ffn_act_l00_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 9);
-  {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.ffn_act_l00;
-    p.out_qs = b.ffn_act_l00_q8.qs;
-    p.out_d = b.ffn_act_l00_q8.d;
-    p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 10);
   {  // gemv_ffn_out_l00: #16 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -402,7 +398,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 10);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -417,7 +413,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 11);
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 64};
@@ -430,7 +426,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 12);
   {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2};
@@ -443,7 +439,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 13);
   {  // kv_write_cache_k_l01: #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -456,7 +452,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 14);
   {  // attention_attn_l01: #26 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -473,7 +469,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 15);
   {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l01;
@@ -482,7 +478,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 16);
   {  // gemv_attn_out_l01: #27 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -493,7 +489,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 17);
   {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -507,7 +503,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
+  if (prof) prof->mark(stream, 18);
   {  // gemv_ffn_act_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01, #32 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -517,18 +513,12 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.x_qs = b.ffn_norm_l01_q8.qs;
     p.x_d = b.ffn_norm_l01_q8.d;
     p.split_k = 1;
+    p.y_qs = b.ffn_act_l01_q8.qs;
+    p.y_d = b.ffn_act_l01_q8.d;
+    p.y_q8_count = b.ffn_act_l01_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 20);
-  {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.ffn_act_l01;
-    p.out_qs = b.ffn_act_l01_q8.qs;
-    p.out_d = b.ffn_act_l01_q8.d;
-    p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 21);
+  if (prof) prof->mark(stream, 19);
   {  // gemv_ffn_out_l01: #33 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -539,7 +529,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 22);
+  if (prof) prof->mark(stream, 20);
   // ---- output
   {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -554,7 +544,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 23);
+  if (prof) prof->mark(stream, 21);
   {  // gemv_logits: #36 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -565,7 +555,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 24);
+  if (prof) prof->mark(stream, 22);
   {  // argmax_next_token: #37 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -577,7 +567,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.ring_capacity = 1024;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 25);
+  if (prof) prof->mark(stream, 23);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -593,7 +583,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 114944u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    82432u,  // buffer bytes
+    82944u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
