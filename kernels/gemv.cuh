@@ -50,7 +50,20 @@ struct GemvParams {
   int8_t* y_qs;           // [rows]
   float* y_d;             // [rows/32]
   int* y_q8_count;        // [rows/32] counters, zero before the launch and after it
+  // Optional norm tail (one part, rows a multiple of 32, at most
+  // kGemvNormTailMaxRows): the last block forms rms_norm(parts[0].y) * norm_w
+  // as f32 (norm_y) and/or int8 (norm_qs, norm_d). See norm_output_tail.
+  const float* norm_w;    // [rows] or nullptr = no tail
+  float norm_eps;
+  float* norm_y;          // [rows] or nullptr
+  int8_t* norm_qs;        // [rows] or nullptr
+  float* norm_d;          // [rows/32]
+  int* norm_count;        // [1] counter, zero before the launch and after it
 };
+
+// The norm tail holds the vector in dynamic shared memory: 32 KiB, within the
+// 48 KiB a block gets without opt-in together with the static arrays.
+constexpr int kGemvNormTailMaxRows = 8192;
 
 // Elements of x covered by one 16-byte chunk of a weight row.
 template <WeightFormat F>
@@ -164,6 +177,51 @@ __device__ __forceinline__ void quantize_output_tail(const GemvParams& p, int bl
   __threadfence();  // the other blocks' y stores are visible from here on
   const int i = group * kQ8Block + static_cast<int>(threadIdx.x);
   quantize_block_warp(__ldcg(p.parts[0].y + i), p.y_qs + group * kQ8Block, p.y_d + group, static_cast<int>(threadIdx.x));
+}
+
+// gemv_norm_epilogue's tail: the norm of the whole output needs every row,
+// so each block counts itself done after its stores and the last one to
+// arrive reads y back from L2 into shared memory, reduces the sum of squares
+// (fixed order: deterministic), and writes y * rsqrt(mean(y^2) + eps) * w
+// one 32-element block a warp (f32 and/or int8, rms_norm.cuh's math). It
+// zeroes the counter for the next launch. Must be reached by every thread.
+__device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
+  extern __shared__ float tail_y[];  // [rows], the launch's dynamic shared memory
+  __shared__ int is_last;
+  __shared__ float warp_sums[kGemvMaxWarps];
+  __threadfence();  // this thread's y stores, device-wide, before the count
+  __syncthreads();
+  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const int n_threads = static_cast<int>(blockDim.x * blockDim.y);
+  const int n_warps = n_threads / kWarpSize;
+  if (tid == 0) {
+    is_last = atomicAdd(p.norm_count, 1) + 1 == static_cast<int>(gridDim.x);
+    if (is_last) *p.norm_count = 0;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();  // the other blocks' y stores are visible from here on
+  const int n = p.parts[0].rows;
+  float sumsq = 0.0f;
+#pragma unroll 8
+  for (int i = tid; i < n; i += n_threads) {
+    const float v = __ldcg(p.parts[0].y + i);
+    tail_y[i] = v;
+    sumsq += v * v;
+  }
+  sumsq = warp_sum(sumsq);
+  if (threadIdx.x == 0) warp_sums[threadIdx.y] = sumsq;
+  __syncthreads();
+  float total = 0.0f;
+  for (int w = 0; w < n_warps; ++w) total += warp_sums[w];
+  const float inv = rsqrtf(total / static_cast<float>(n) + p.norm_eps);
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int b = static_cast<int>(threadIdx.y); b < n / kQ8Block; b += n_warps) {
+    const int i = b * kQ8Block + lane;
+    const float y = tail_y[i] * inv * p.norm_w[i];
+    if (p.norm_y != nullptr) p.norm_y[i] = y;
+    if (p.norm_qs != nullptr) quantize_block_warp(y, p.norm_qs + b * kQ8Block, p.norm_d + b, lane);
+  }
 }
 
 }  // namespace gemv_detail
@@ -292,6 +350,7 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   }
   // Every thread reaches this point (no early return above): the tail has barriers.
   if (p.y_qs != nullptr) gemv_detail::quantize_output_tail(p, static_cast<int>(blockIdx.x) * groups * RowsPerWarp, groups * RowsPerWarp);
+  else if (p.norm_w != nullptr) gemv_detail::norm_output_tail(p);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps.
@@ -315,10 +374,16 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.y_qs != nullptr && (p.y_d == nullptr || p.y_q8_count == nullptr || (p.n_parts != 1 && !Swiglu) ||
                             p.parts[0].y == nullptr || p.parts[0].rows % kQ8Block != 0))
     return invalid_launch();
+  if (p.norm_w != nullptr &&
+      (p.n_parts != 1 || Swiglu || p.y_qs != nullptr || p.norm_count == nullptr || p.parts[0].rows % kQ8Block != 0 ||
+       p.parts[0].rows > kGemvNormTailMaxRows || (p.norm_y == nullptr && p.norm_qs == nullptr) ||
+       (p.norm_qs != nullptr && p.norm_d == nullptr)))
+    return invalid_launch();
+  const size_t tail_smem = p.norm_w != nullptr ? static_cast<size_t>(p.parts[0].rows) * sizeof(float) : 0;
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, tail_smem, stream, p);
 }
 
 }  // namespace lanec::kernels

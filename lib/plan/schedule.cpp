@@ -76,6 +76,7 @@ struct ReadsOf {
       push(r, p.bias);
       push(r, p.residual);
     }
+    push(r, l.norm_weight);
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts) {
@@ -101,6 +102,9 @@ struct WritesOf {
     for (const GemvPart& p : l.parts) push(w, p.y);
     push(w, l.y_q8);
     push(w, l.y_q8_count);
+    push(w, l.norm_out);
+    push(w, l.norm_out_q8);
+    push(w, l.norm_count);
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts) push(w, p.x);

@@ -88,12 +88,26 @@ class Sizer {
   static bool gemv_writes_int8_form(std::vector<Launch>& launches, const std::string& tensor, const std::string& q8) {
     for (Launch& l : launches) {
       auto* g = std::get_if<GemvLaunch>(&l.params);
-      if (!g || !(g->parts.size() == 1 || g->swiglu) || g->parts[0].y != tensor) continue;
+      if (!g) continue;
+      if (g->norm_out == tensor) {  // gemv_norm_epilogue: the norm tail quantizes
+        g->norm_out_q8 = q8;
+        return true;
+      }
+      if (!(g->parts.size() == 1 || g->swiglu) || g->parts[0].y != tensor || !g->norm_weight.empty()) continue;
       g->y_q8 = q8;
       g->y_q8_count = tensor + ".q8_count";
       return true;
     }
     return false;
+  }
+
+  // The norm that makes `tensor` need not store its f32 form when only the
+  // int8 form is read.
+  static void drop_f32_norm_output(std::vector<Launch>& launches, const std::string& tensor) {
+    for (Launch& l : launches) {
+      if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) norm->out.clear();
+      if (auto* g = std::get_if<GemvLaunch>(&l.params); g && g->norm_out == tensor) g->norm_out.clear();
+    }
   }
 
   void add_int8_forms(std::vector<Launch>& launches) {
@@ -119,10 +133,7 @@ class Sizer {
         if (!fused) fused = gemv_writes_int8_form(launches, tensor, q8);
       }
       if (fused) {
-        if (!f32_form_read(launches, tensor))
-          for (Launch& l : launches)
-            if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor)
-              norm->out.clear();
+        if (!f32_form_read(launches, tensor)) drop_f32_norm_output(launches, tensor);
         continue;
       }
       // A quantize launch just before the first GEMV reading the int8 form.
@@ -273,6 +284,16 @@ class Sizer {
         count.shape = {g->parts[0].rows / kQ8Block};
         count.elements = count.shape[0];
         count.bytes = static_cast<uint64_t>(count.elements) * 4;
+        workspaces[count.name] = count;
+      }
+      if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !g->norm_count.empty()) {
+        Buffer count;
+        count.name = g->norm_count;
+        count.role = BufferRole::workspace;
+        count.type = GgmlType::I32;
+        count.shape = {1};
+        count.elements = 1;
+        count.bytes = 4;
         workspaces[count.name] = count;
       }
     }

@@ -122,7 +122,16 @@ TEST_CASE("int8 activations: norms and GEMVs write int8 forms, quantize launches
   CHECK(count.role == BufferRole::workspace);
   CHECK(count.type == GgmlType::I32);
   CHECK(count.elements == glu.parts[0].rows / 32);
-  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_ffn_out_l00")->params).x_q8 == "ffn_act_l00.q8");
+  REQUIRE(find_launch(s, "gemv_l_out_l00") != nullptr);
+  const auto& down = std::get<GemvLaunch>(find_launch(s, "gemv_l_out_l00")->params);
+  CHECK(down.x_q8 == "ffn_act_l00.q8");
+  // gemv_norm_epilogue: the down projection adds the residual and its last
+  // block writes the next layer's normed input, int8 only.
+  CHECK(down.norm_weight == "blk.1.attn_norm.weight");
+  CHECK(down.norm_out.empty());
+  CHECK(down.norm_out_q8 == "attn_norm_l01.q8");
+  CHECK(s.buffer(down.norm_count).type == GgmlType::I32);
+  CHECK(find_launch(s, "rms_norm_attn_norm_l01") == nullptr);
   // Two passes: every int8 form from a quantize launch.
   Schedule two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {}).schedule;
   CHECK(find_launch(two, "quantize_attn_norm_l00") != nullptr);

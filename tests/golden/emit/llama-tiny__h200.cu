@@ -5,7 +5,7 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    24 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 2, rms_norm 5, rope 2)
+// launches:    20 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 2, rms_norm 1, rope 2)
 // memory:      weights 114944 bytes, buffers 82944 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -104,8 +104,6 @@ struct Buffers {
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
-  float* attn_out_l00;  // attn_out_l00  activation f32 [64]
-  float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   float* ffn_act_l00;  // ffn_act_l00  activation f32 [128]
@@ -114,8 +112,6 @@ struct Buffers {
   Int8Vec ffn_act_l01_q8;  // ffn_act_l01.q8  activation int8 + f32 scale per 32 [128]
   Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
-  float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
-  float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* inp_embd;  // inp_embd  activation f32 [64]
   float* l_out_l00;  // l_out_l00  activation f32 [64]
   float* l_out_l01;  // l_out_l01  activation f32 [64]
@@ -129,8 +125,12 @@ struct Buffers {
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 4, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 4, 32]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 4, 2]
+  int* attn_norm_l01_count;  // attn_norm_l01.count  workspace i32 [1]
   int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
   int* ffn_act_l01_q8_count;  // ffn_act_l01.q8_count  workspace i32 [4]
+  int* ffn_norm_l00_count;  // ffn_norm_l00.count  workspace i32 [1]
+  int* ffn_norm_l01_count;  // ffn_norm_l01.count  workspace i32 [1]
+  int* result_norm_count;  // result_norm.count  workspace i32 [1]
   // views (pointers into the buffers above)
   float* k_l00;  // k_l00  activation f32 [1, 32] = qkv_l00 + 64
   float* k_l01;  // k_l01  activation f32 [1, 32] = qkv_l01 + 64
@@ -184,32 +184,32 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66880)};
   b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 67072), reinterpret_cast<float*>(bbase + 67136)};
   b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 67328), reinterpret_cast<float*>(bbase + 67392)};
-  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 67584);
-  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 67840);
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 68096);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 68352);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68608);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69120), reinterpret_cast<float*>(bbase + 69248)};
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 69376);
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 70016)};
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 70144), reinterpret_cast<float*>(bbase + 70208)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 70400), reinterpret_cast<float*>(bbase + 70464)};
-  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70656);
-  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70912);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 71168);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 71424);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71680);
-  b.logits = reinterpret_cast<float*>(bbase + 71936);
-  b.next_token = reinterpret_cast<int*>(bbase + 73984);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 74240);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74752);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 75264), reinterpret_cast<float*>(bbase + 75328)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75520);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76544);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 76800);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 77824);
-  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 78080);
-  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 78336);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67584);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67840);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68096);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68736)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 68864);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69376), reinterpret_cast<float*>(bbase + 69504)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69696)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 69952)};
+  b.inp_embd = reinterpret_cast<float*>(bbase + 70144);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 70400);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 70656);
+  b.logits = reinterpret_cast<float*>(bbase + 70912);
+  b.next_token = reinterpret_cast<int*>(bbase + 72960);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 73216);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 73728);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 74240), reinterpret_cast<float*>(bbase + 74304)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 74496);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 75520);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 75776);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 76800);
+  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 77056);
+  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 77312);
+  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 77568);
+  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 77824);
+  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 78080);
+  b.result_norm_count = reinterpret_cast<int*>(bbase + 78336);
   b.k_l00 = b.qkv_l00 + 64;
   b.k_l01 = b.qkv_l01 + 64;
   b.k_rope_l00 = b.qkv_l00 + 64;
@@ -235,26 +235,22 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"kv_write_cache_k_l00", "kv_write", "ops 7-8 (row_write)", 0u, 388u, 0u},  // 4
     {"attention_attn_l00", "attention", "op 9", 0u, 1604u, 128u},  // 5
     {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
-    {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 328u, 0u},  // 7
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 840u, 0u},  // 8
-    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 744u, 0u},  // 9
-    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 400u, 0u},  // 10
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 11
-    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 12
-    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 13
-    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 14
-    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 15
-    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 16
-    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 328u, 0u},  // 17
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 840u, 0u},  // 18
-    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 744u, 0u},  // 19
-    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 400u, 0u},  // 20
-    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm)", 256u, 840u, 0u},  // 21
-    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 22
-    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 23
+    {"gemv_attn_res_l00", "gemv", "ops 10-12 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 7
+    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 744u, 0u},  // 8
+    {"gemv_l_out_l00", "gemv", "ops 16-18 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 9
+    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 10
+    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 11
+    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 13
+    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 14
+    {"gemv_attn_res_l01", "gemv", "ops 27-29 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 15
+    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 744u, 0u},  // 16
+    {"gemv_l_out_l01", "gemv", "ops 33-35 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 17
+    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 18
+    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 19
 };
 
-// ---- one decode step: 24 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 20 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -348,31 +344,22 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
   if (prof) prof->mark(stream, 6);
-  {  // gemv_attn_out_l00: #10 matmul attn_out_l00  [no rule]
+  {  // gemv_attn_res_l00: #10 matmul attn_out_l00, #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
+    p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
     p.n_parts = 1;
     p.k = 64;
     p.x_qs = b.attn_l00_q8.qs;
     p.x_d = b.attn_l00_q8.d;
     p.split_k = 1;
+    p.norm_w = w.ffn_norm_l00;
+    p.norm_eps = 9.99999975e-06f;
+    p.norm_qs = b.ffn_norm_l00_q8.qs;
+    p.norm_d = b.ffn_norm_l00_q8.d;
+    p.norm_count = b.ffn_norm_l00_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 7);
-  {  // rms_norm_ffn_norm_l00: #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm]
-    RmsNormParams p{};
-    p.x = b.inp_embd;
-    p.residual = b.attn_out_l00;
-    p.h_out = b.attn_res_l00;
-    p.w = w.ffn_norm_l00;
-    p.out = nullptr;
-    p.out_qs = b.ffn_norm_l00_q8.qs;
-    p.out_d = b.ffn_norm_l00_q8.d;
-    p.eps = 9.99999975e-06f;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
-  }
-  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_act_l00: #13 matmul ffn_gate_l00, #14 matmul ffn_up_l00, #15 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -387,33 +374,24 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l00_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
-  {  // gemv_ffn_out_l00: #16 matmul ffn_out_l00  [no rule]
+  if (prof) prof->mark(stream, 8);
+  {  // gemv_l_out_l00: #16 matmul ffn_out_l00, #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
+    p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l00_q8.qs;
     p.x_d = b.ffn_act_l00_q8.d;
     p.split_k = 1;
+    p.norm_w = w.attn_norm_l01;
+    p.norm_eps = 9.99999975e-06f;
+    p.norm_qs = b.attn_norm_l01_q8.qs;
+    p.norm_d = b.attn_norm_l01_q8.d;
+    p.norm_count = b.attn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm]
-    RmsNormParams p{};
-    p.x = b.attn_res_l00;
-    p.residual = b.ffn_out_l00;
-    p.h_out = b.l_out_l00;
-    p.w = w.attn_norm_l01;
-    p.out = nullptr;
-    p.out_qs = b.attn_norm_l01_q8.qs;
-    p.out_d = b.attn_norm_l01_q8.d;
-    p.eps = 9.99999975e-06f;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
-  }
-  if (prof) prof->mark(stream, 11);
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 64};
@@ -426,7 +404,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 10);
   {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2};
@@ -439,7 +417,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 11);
   {  // kv_write_cache_k_l01: #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -452,7 +430,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #26 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -469,7 +447,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 13);
   {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.attn_l01;
@@ -478,32 +456,23 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
-  {  // gemv_attn_out_l01: #27 matmul attn_out_l01  [no rule]
+  if (prof) prof->mark(stream, 14);
+  {  // gemv_attn_res_l01: #27 matmul attn_out_l01, #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
+    p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
     p.n_parts = 1;
     p.k = 64;
     p.x_qs = b.attn_l01_q8.qs;
     p.x_d = b.attn_l01_q8.d;
     p.split_k = 1;
+    p.norm_w = w.ffn_norm_l01;
+    p.norm_eps = 9.99999975e-06f;
+    p.norm_qs = b.ffn_norm_l01_q8.qs;
+    p.norm_d = b.ffn_norm_l01_q8.d;
+    p.norm_count = b.ffn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
-  {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm]
-    RmsNormParams p{};
-    p.x = b.l_out_l00;
-    p.residual = b.attn_out_l01;
-    p.h_out = b.attn_res_l01;
-    p.w = w.ffn_norm_l01;
-    p.out = nullptr;
-    p.out_qs = b.ffn_norm_l01_q8.qs;
-    p.out_d = b.ffn_norm_l01_q8.d;
-    p.eps = 9.99999975e-06f;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
-  }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_act_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01, #32 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -518,33 +487,24 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l01_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
-  {  // gemv_ffn_out_l01: #33 matmul ffn_out_l01  [no rule]
+  if (prof) prof->mark(stream, 16);
+  {  // gemv_l_out_l01: #33 matmul ffn_out_l01, #34 add l_out_l01, #35 rms_norm result_norm  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
+    p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l01_q8.qs;
     p.x_d = b.ffn_act_l01_q8.d;
     p.split_k = 1;
+    p.norm_w = w.output_norm;
+    p.norm_eps = 9.99999975e-06f;
+    p.norm_qs = b.result_norm_q8.qs;
+    p.norm_d = b.result_norm_q8.d;
+    p.norm_count = b.result_norm_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 20);
+  if (prof) prof->mark(stream, 17);
   // ---- output
-  {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm]
-    RmsNormParams p{};
-    p.x = b.attn_res_l01;
-    p.residual = b.ffn_out_l01;
-    p.h_out = b.l_out_l01;
-    p.w = w.output_norm;
-    p.out = nullptr;
-    p.out_qs = b.result_norm_q8.qs;
-    p.out_d = b.result_norm_q8.d;
-    p.eps = 9.99999975e-06f;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
-  }
-  if (prof) prof->mark(stream, 21);
   {  // gemv_logits: #36 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -555,7 +515,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 22);
+  if (prof) prof->mark(stream, 18);
   {  // argmax_next_token: #37 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -567,7 +527,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.ring_capacity = 1024;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 23);
+  if (prof) prof->mark(stream, 19);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
