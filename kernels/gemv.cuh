@@ -181,12 +181,16 @@ __device__ __forceinline__ void quantize_output_tail(const GemvParams& p, int bl
 
 // gemv_norm_epilogue's tail: the norm of the whole output needs every row,
 // so each block counts itself done after its stores and the last one to
-// arrive reads y back from L2 into shared memory, reduces the sum of squares
-// (fixed order: deterministic), and writes y * rsqrt(mean(y^2) + eps) * w
-// one 32-element block a warp (f32 and/or int8, rms_norm.cuh's math). It
-// zeroes the counter for the next launch. Must be reached by every thread.
+// arrive finishes the vector. It zeroes the counter for the next launch.
+// Two passes over shared memory, both latency-light (the tail is serial
+// after the GEMV, so every µs counts): all threads load y (from L2) and
+// norm_w with 16-byte loads where aligned, keep y * norm_w in shared memory
+// and sum y^2 (fixed order: deterministic); then each thread finishes whole
+// 32-element blocks: (y w) * rsqrt(mean(y^2) + eps), f32 and/or int8
+// (quantize.cuh's math). A thread reads its block rotated by its index so
+// the 32 threads of a warp hit 32 different banks. Must be reached by every thread.
 __device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
-  extern __shared__ float tail_y[];  // [rows], the launch's dynamic shared memory
+  extern __shared__ float tail_yw[];  // [rows] y * norm_w, the launch's dynamic shared memory
   __shared__ int is_last;
   __shared__ float warp_sums[kGemvMaxWarps];
   __threadfence();  // this thread's y stores, device-wide, before the count
@@ -202,12 +206,23 @@ __device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
   if (!is_last) return;
   __threadfence();  // the other blocks' y stores are visible from here on
   const int n = p.parts[0].rows;
+  const float* y = p.parts[0].y;
   float sumsq = 0.0f;
+  if (aligned16(y) && aligned16(p.norm_w)) {
+#pragma unroll 4
+    for (int i = 4 * tid; i < n; i += 4 * n_threads) {
+      const float4 v = __ldcg(reinterpret_cast<const float4*>(y + i));
+      const float4 w = __ldg(reinterpret_cast<const float4*>(p.norm_w + i));
+      sumsq += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+      *reinterpret_cast<float4*>(tail_yw + i) = make_float4(v.x * w.x, v.y * w.y, v.z * w.z, v.w * w.w);
+    }
+  } else {
 #pragma unroll 8
-  for (int i = tid; i < n; i += n_threads) {
-    const float v = __ldcg(p.parts[0].y + i);
-    tail_y[i] = v;
-    sumsq += v * v;
+    for (int i = tid; i < n; i += n_threads) {
+      const float v = __ldcg(y + i);
+      sumsq += v * v;
+      tail_yw[i] = v * __ldg(p.norm_w + i);
+    }
   }
   sumsq = warp_sum(sumsq);
   if (threadIdx.x == 0) warp_sums[threadIdx.y] = sumsq;
@@ -215,12 +230,20 @@ __device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
   float total = 0.0f;
   for (int w = 0; w < n_warps; ++w) total += warp_sums[w];
   const float inv = rsqrtf(total / static_cast<float>(n) + p.norm_eps);
-  const int lane = static_cast<int>(threadIdx.x);
-  for (int b = static_cast<int>(threadIdx.y); b < n / kQ8Block; b += n_warps) {
-    const int i = b * kQ8Block + lane;
-    const float y = tail_y[i] * inv * p.norm_w[i];
-    if (p.norm_y != nullptr) p.norm_y[i] = y;
-    if (p.norm_qs != nullptr) quantize_block_warp(y, p.norm_qs + b * kQ8Block, p.norm_d + b, lane);
+  for (int b = tid; b < n / kQ8Block; b += n_threads) {
+    const float* block = tail_yw + b * kQ8Block;
+    float amax = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kQ8Block; ++j) amax = fmaxf(amax, fabsf(block[(j + tid) % kQ8Block] * inv));
+    const float scale = amax / 127.0f;
+#pragma unroll
+    for (int j = 0; j < kQ8Block; ++j) {
+      const int e = (j + tid) % kQ8Block;
+      const float v = block[e] * inv;
+      if (p.norm_y != nullptr) p.norm_y[b * kQ8Block + e] = v;
+      if (p.norm_qs != nullptr) p.norm_qs[b * kQ8Block + e] = static_cast<int8_t>(scale > 0.0f ? roundf(v / scale) : 0.0f);
+    }
+    if (p.norm_qs != nullptr) p.norm_d[b] = scale;
   }
 }
 
