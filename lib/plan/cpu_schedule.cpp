@@ -7,6 +7,7 @@
 
 #include "lib/common/error.h"
 #include "lib/quant/codecs.h"
+#include "lib/ref/parallel.h"
 
 namespace lanec {
 namespace {
@@ -28,8 +29,9 @@ void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d) {
   }
 }
 
-CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights)
-    : schedule_(schedule), weights_(weights) {
+CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights,
+                                         unsigned threads)
+    : schedule_(schedule), weights_(weights), threads_(threads) {
   for (const Buffer& b : schedule.buffers) {
     if (b.is_view() || b.role == BufferRole::weight) continue;
     Storage& s = storage_[b.name];
@@ -210,7 +212,12 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
     LANEC_ASSERT(w.size() == static_cast<size_t>(part.rows) * k, "weight " + part.weight + " is not [rows, k]");
     y[p].resize(static_cast<size_t>(part.rows));
     const float* bias = part.bias.empty() ? nullptr : f32_in(part.bias, part.rows);
-    for (int64_t r = 0; r < part.rows; ++r) y[p][static_cast<size_t>(r)] = dot(w, r) + (bias ? bias[r] : 0.0f);
+    float* out = y[p].data();
+    // Weights are loaded above, on this thread: the store is not safe for
+    // concurrent first loads, and the rows only read.
+    parallel_for(part.rows, threads_, l.k, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) out[r] = dot(w, r) + (bias ? bias[r] : 0.0f);
+    });
   }
   if (l.swiglu) {
     for (size_t r = 0; r < y[0].size(); ++r) y[0][r] = silu(y[0][r]) * y[1][r];
