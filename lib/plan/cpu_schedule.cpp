@@ -16,6 +16,37 @@ constexpr int64_t kBlock = 32;
 
 float silu(float x) { return static_cast<float>(x / (1.0 + std::exp(-static_cast<double>(x)))); }
 
+// A GEMV's input as doubles (exact for f32 and int8 values); int8 inputs add
+// their per-32 block scales.
+struct GemvInput {
+  std::vector<double> x;
+  const float* block_scale = nullptr;
+};
+
+constexpr int kRowsAtOnce = 4;
+
+// Dot products of R consecutive rows of w (k wide) with the input. Each row
+// is summed in double in index order (int8: sum_b d_x[b] * sum_j W[r,j] q_x[j]),
+// exactly as one row alone would be: R rows run together only so that their
+// dependent add chains overlap, so every result is the same for any R.
+template <int R>
+void dot_rows(const float* w, size_t k, const GemvInput& in, float* out) {
+  double sum[R] = {};
+  const double* x = in.x.data();
+  if (in.block_scale != nullptr) {
+    for (size_t b = 0; b < k / kBlock; ++b) {
+      double block[R] = {};
+      for (size_t j = b * kBlock; j < (b + 1) * kBlock; ++j)
+        for (int r = 0; r < R; ++r) block[r] += static_cast<double>(w[static_cast<size_t>(r) * k + j]) * x[j];
+      for (int r = 0; r < R; ++r) sum[r] += block[r] * in.block_scale[b];
+    }
+  } else {
+    for (size_t i = 0; i < k; ++i)
+      for (int r = 0; r < R; ++r) sum[r] += static_cast<double>(w[static_cast<size_t>(r) * k + i]) * x[i];
+  }
+  for (int r = 0; r < R; ++r) out[r] = static_cast<float>(sum[r]);
+}
+
 }  // namespace
 
 void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d) {
@@ -185,25 +216,14 @@ void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
 
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
   const size_t k = static_cast<size_t>(l.k);
-  std::vector<float> x;
-  const Storage* xq = nullptr;
-  if (l.numerics == GemvNumerics::int8) xq = &q8(l.x_q8);
-  else x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
-  auto dot = [&](const std::vector<float>& w, int64_t row) {
-    const float* wr = w.data() + static_cast<size_t>(row) * k;
-    double s = 0.0;
-    if (xq) {
-      for (size_t b = 0; b < k / kBlock; ++b) {
-        double block = 0.0;
-        for (size_t j = 0; j < kBlock; ++j)
-          block += static_cast<double>(wr[b * kBlock + j]) * xq->qs[b * kBlock + j];
-        s += block * xq->qd[b];
-      }
-    } else {
-      for (size_t i = 0; i < k; ++i) s += static_cast<double>(wr[i]) * x[i];
-    }
-    return static_cast<float>(s);
-  };
+  GemvInput in;
+  if (l.numerics == GemvNumerics::int8) {
+    const Storage& xq = q8(l.x_q8);
+    in.x.assign(xq.qs.begin(), xq.qs.begin() + l.k);
+    in.block_scale = xq.qd.data();
+  } else {
+    in.x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
+  }
   // Products first (all parts read x before any part writes: y may alias a residual).
   std::vector<std::vector<float>> y(l.parts.size());
   for (size_t p = 0; p < l.parts.size(); ++p) {
@@ -216,7 +236,14 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
     // Weights are loaded above, on this thread: the store is not safe for
     // concurrent first loads, and the rows only read.
     parallel_for(part.rows, threads_, l.k, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) out[r] = dot(w, r) + (bias ? bias[r] : 0.0f);
+      float dots[kRowsAtOnce];
+      for (int64_t r = begin; r < end;) {
+        const float* rows = w.data() + static_cast<size_t>(r) * k;
+        const int64_t n = end - r >= kRowsAtOnce ? kRowsAtOnce : 1;
+        if (n == kRowsAtOnce) dot_rows<kRowsAtOnce>(rows, k, in, dots);
+        else dot_rows<1>(rows, k, in, dots);
+        for (int64_t i = 0; i < n; ++i, ++r) out[r] = dots[i] + (bias ? bias[r] : 0.0f);
+      }
     });
   }
   if (l.swiglu) {
