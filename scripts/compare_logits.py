@@ -13,8 +13,8 @@ the worst row is reported. Two modes:
          --f32-reference FILE (plain `lanec ref`) adds the cost of int8: the
          top-1 agreement and worst error against the f32 reference, reported,
          never gated.
-Prints one line: mode, rows, worst relative error, top-1 agreement, the cost
-of int8 when asked, verdict. Exit status 1 when the check fails.
+Prints one line: mode, rows, worst (and median) relative error, top-1
+agreement, the cost of int8 when asked, verdict. Exit status 1 when the check fails.
 """
 import argparse
 import sys
@@ -79,10 +79,11 @@ def main() -> int:
             if error:
                 print(f"f32 reference: {error}")
                 return 1
+            rel32 = relative_errors(got32, ref32)
             cost = (f"; cost of int8 (vs f32 ref): top-1 {100 * top1_agreement(got32, ref32):.1f} %, "
-                    f"worst rel err {relative_errors(got32, ref32).max():.2e}")
+                    f"worst rel err {rel32.max():.2e}, median {np.median(rel32):.1e}")
     verdict = "pass" if ok else "FAIL"
-    print(f"{args.mode}: {rows} rows, worst rel err {rel.max():.2e} (row {worst}), "
+    print(f"{args.mode}: {rows} rows, worst rel err {rel.max():.2e} (row {worst}), median {np.median(rel):.1e}, "
           f"top-1 {100 * top1:.1f} %{cost}; {detail}: {verdict}")
     return 0 if ok else 1
 
