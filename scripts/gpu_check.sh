@@ -214,7 +214,11 @@ stage_holds() {
       cases+=("$preset $rule")
     done
   done
-  note "| holds | | | ${#cases[@]} (preset, held rule) cases |"
+  if ((${#cases[@]} == 0)); then
+    note "| holds | FAIL | | no fired rules read from lanec plan --json |"
+    FAILED=$((FAILED + 1))
+    return
+  fi
   local c
   for c in "${cases[@]}"; do
     set -- $c
