@@ -148,15 +148,17 @@ export -f random_ids vocab_of exact_case top1_case hold_case
 export LANEC WORK JOBS INT8_MAX_REL
 
 TINY_PRESETS=(llama-tiny qwen2-tiny qwen3-tiny)
-synth_tiny_models() {
+TINY_MODELS_MADE=""
+synth_tiny_models() {  # once per run (programs and holds share them)
+  [[ -n $TINY_MODELS_MADE ]] && return
   mkdir -p "$WORK/models"
   local preset type
   for preset in "${TINY_PRESETS[@]}"; do
     for type in f32 f16 q8_0; do
-      [[ -f "$WORK/models/$preset-$type.gguf" ]] ||
-        "$LANEC" synth "$preset" --type "$type" --seed 21 -o "$WORK/models/$preset-$type.gguf" 2>/dev/null
+      "$LANEC" synth "$preset" --type "$type" --seed 21 -o "$WORK/models/$preset-$type.gguf" 2>/dev/null
     done
   done
+  TINY_MODELS_MADE=1
 }
 
 stage_programs() {
