@@ -5,11 +5,14 @@
 #   bash scripts/gpu_check.sh [STAGE ...]
 # with the working tree and .deps/debs, .deps/whl (scripts/fetch_device_deps.sh) copied there.
 #
-# Stages (default: build programs bench transformers sanitizer; kernels on request):
+# Stages (default: build programs holds bench transformers sanitizer; kernels on request):
 #   build        build lanec and the tests with the carried dependencies, run the unit tests
 #   kernels      the kernel library's shape sweep against its CPU references
 #   transformers the CPU reference executor against Hugging Face transformers
-#   programs     plan, emit, build and run the generated programs; compare with the reference
+#   programs     plan, emit, build and run the generated programs; compare with the reference:
+#                f32/f16 weights exact against `lanec ref`, Q8_0 int8 against `lanec ref --knobs`
+#                (same planned numerics; the cost of int8 against the f32 reference is reported)
+#   holds        every rule that fires for a tiny preset held alone: the same comparisons
 #   sanitizer    compute-sanitizer memcheck and racecheck on tiny programs
 #   bench        bench/run_bench.sh: decode speed of Qwen3 0.6B/1.7B/8B Q8_0 against the roofline
 # A summary table is printed at the end and written to $OUT/gpu_check.md when $OUT is set.
@@ -73,51 +76,103 @@ make_knob_variants() {
 }
 
 # One program: plan, emit and build it (in parallel with others).
-build_case() {  # build_case NAME MODEL KNOBS
-  "$LANEC" plan "$2" --knobs "$3" --max-ctx 1024 -o "$WORK/prog/$1.cu" --build \
-    >"$WORK/prog/$1.build.log" 2>&1 || echo "build failed: $1" >>"$WORK/prog/build_failures"
+build_case() {  # build_case PROGRAM MODEL KNOBS [HOLD]: writes PROGRAM.cu and PROGRAM
+  "$LANEC" plan "$2" --knobs "$3" ${4:+--hold "$4"} --max-ctx 1024 -o "$1.cu" --build \
+    >"$1.build.log" 2>&1 || echo "build failed: $1" >>"$(dirname "$1")/build_failures"
 }
 
-# Exact: 16 prompt tokens then 32 greedy tokens; program and reference must agree.
-exact_case() {  # exact_case NAME MODEL
-  local name="$1" model="$2" prompt
+# Builds every "PROGRAM MODEL KNOBS [HOLD]" line of stdin, JOBS at a time.
+build_all() {
+  local line
+  while read -r line; do
+    build_case $line &
+    while (($(jobs -r | wc -l) >= JOBS)); do sleep 0.2; done
+  done
+  wait
+}
+
+# Exact: 16 prompt tokens then 32 greedy tokens; program and plain `lanec ref`
+# (f32) must agree.
+exact_case() {  # exact_case NAME MODEL [PROGRAM]
+  local model="$2" prog="${3:-$WORK/prog/$1}" prompt
   prompt="$(random_ids 16 "$(vocab_of "$model")" 5)"
-  "$WORK/prog/$name" "$model" --prompt-tokens "$prompt" -n 32 --ignore-eos --quiet --tokens \
-    --logits "$WORK/prog/$name.prog.npy" &&
-    "$LANEC" ref "$model" --tokens "$prompt" -n 32 --logits "$WORK/prog/$name.ref.npy" -j "$JOBS" >/dev/null &&
+  "$prog" "$model" --prompt-tokens "$prompt" -n 32 --ignore-eos --quiet --tokens \
+    --logits "$prog.prog.npy" &&
+    "$LANEC" ref "$model" --tokens "$prompt" -n 32 --logits "$prog.ref.npy" -j "$JOBS" >/dev/null &&
     python3 scripts/compare_logits.py --mode exact --rtol 1e-3 --tokens 32 \
-      --program "$WORK/prog/$name.prog.npy" --reference "$WORK/prog/$name.ref.npy"
+      --program "$prog.prog.npy" --reference "$prog.ref.npy"
 }
 
-# Int8 numerics: 256 prompt tokens teacher-force both sides; top-1 agreement >= 99 %.
-top1_case() {  # top1_case NAME MODEL
-  local name="$1" model="$2" prompt
+# Int8 numerics: 256 prompt tokens teacher-force every side. Gated against
+# `lanec ref --knobs` with the same knob file and held rules (the planned
+# numerics on the CPU): top-1 >= TOP1_MIN (0.99 by default) and the worst
+# row's error <= INT8_MAX_REL (docs/device.md says why, and why the 28-layer
+# Qwen3-0.6B case gates top-1 at 0.93). Without a hold the cost of int8 is
+# reported too: top-1 and error against plain `lanec ref` (f32), not gated.
+INT8_MAX_REL=5e-2
+top1_case() {  # top1_case NAME MODEL KNOBS [HOLD [PROGRAM]]
+  local model="$2" knobs="$3" hold="${4:-}" prog="${5:-$WORK/prog/$1}" prompt
+  local f32_ref=()
   prompt="$(random_ids 256 "$(vocab_of "$model")" 9)"
-  "$WORK/prog/$name" "$model" --prompt-tokens "$prompt" -n 1 --ignore-eos --quiet \
-    --logits "$WORK/prog/$name.prog.npy" >/dev/null &&
-    "$LANEC" ref "$model" --tokens "$prompt" -n 1 --logits "$WORK/prog/$name.ref.npy" -j "$JOBS" >/dev/null &&
-    python3 scripts/compare_logits.py --mode top1 --min-top1 0.99 \
-      --program "$WORK/prog/$name.prog.npy" --reference "$WORK/prog/$name.ref.npy"
+  "$prog" "$model" --prompt-tokens "$prompt" -n 1 --ignore-eos --quiet \
+    --logits "$prog.prog.npy" >/dev/null || return 1
+  "$LANEC" ref "$model" --knobs "$knobs" ${hold:+--hold "$hold"} --tokens "$prompt" -n 1 \
+    --logits "$prog.planned.npy" -j "$JOBS" >/dev/null || return 1
+  if [[ -z $hold ]]; then
+    "$LANEC" ref "$model" --tokens "$prompt" -n 1 --logits "$prog.ref.npy" -j "$JOBS" >/dev/null || return 1
+    f32_ref=(--f32-reference "$prog.ref.npy")
+  fi
+  python3 scripts/compare_logits.py --mode top1 --min-top1 "${TOP1_MIN:-0.99}" --max-rel "$INT8_MAX_REL" \
+    --program "$prog.prog.npy" --reference "$prog.planned.npy" "${f32_ref[@]}"
+}
+
+# One held rule on one tiny preset: f16 weights under dequant numerics exact
+# against plain `lanec ref`, Q8_0 weights with int8 against `ref --knobs --hold`.
+hold_case() {  # hold_case PRESET RULE
+  local preset="$1" rule="$2" base="$WORK/holds/$1-$2" exact top1 rc=0
+  exact="$(exact_case "$preset-f16" "$WORK/models/$preset-f16.gguf" "$base-f16" 2>&1)" || rc=1
+  top1="$(top1_case "$preset-q8_0" "$WORK/models/$preset-q8_0.gguf" "$WORK/knobs/h200.yaml" "$rule" \
+    "$base-q8_0" 2>&1)" || rc=1
+  printf '%s\n%s\n' "$exact" "$top1"
+  echo "held $rule: f16 ${exact##*$'\n'}; q8_0 ${top1##*$'\n'}"
+  return "$rc"
 }
 
 vocab_of() { "$LANEC" info "$1" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['hyperparameters']['vocab_size'])"; }
-export -f random_ids vocab_of exact_case top1_case
-export LANEC WORK JOBS
+# The rules that fire for a model under a knob file, one per line.
+fired_rules() {  # fired_rules MODEL KNOBS
+  "$LANEC" plan "$1" --knobs "$2" --max-ctx 1024 --json |
+    python3 -c "import json,sys; print('\n'.join(r['rule'] for r in json.load(sys.stdin)['rules'] if r['fired'] > 0))"
+}
+export -f random_ids vocab_of exact_case top1_case hold_case
+export LANEC WORK JOBS INT8_MAX_REL
 
-stage_programs() {
-  stage programs
-  mkdir -p "$WORK/prog" "$WORK/models"
-  rm -f "$WORK/prog/build_failures"
-  make_knob_variants
-  local cases=()  # "NAME MODEL KNOBS MODE"
-  local presets=(llama-tiny qwen2-tiny qwen3-tiny) knob_files=(h200 h100 a100 rtx4090 l4)
-  local exact_types=(f32 f16)
-  # Quick: every architecture, one knob file, f32 exact only, no 0.6B model.
-  if [[ -n "${GPU_CHECK_QUICK:-}" ]]; then knob_files=(h200); exact_types=(f32); fi
-  for preset in "${presets[@]}"; do
+TINY_PRESETS=(llama-tiny qwen2-tiny qwen3-tiny)
+TINY_MODELS_MADE=""
+synth_tiny_models() {  # once per run (programs and holds share them)
+  [[ -n $TINY_MODELS_MADE ]] && return
+  mkdir -p "$WORK/models"
+  local preset type
+  for preset in "${TINY_PRESETS[@]}"; do
     for type in f32 f16 q8_0; do
       "$LANEC" synth "$preset" --type "$type" --seed 21 -o "$WORK/models/$preset-$type.gguf" 2>/dev/null
     done
+  done
+  TINY_MODELS_MADE=1
+}
+
+stage_programs() {
+  stage programs
+  mkdir -p "$WORK/prog"
+  rm -f "$WORK/prog/build_failures"
+  make_knob_variants
+  synth_tiny_models
+  local cases=()  # "NAME MODEL KNOBS MODE"
+  local knob_files=(h200 h100 a100 rtx4090 l4)
+  local exact_types=(f32 f16)
+  # Quick: every architecture, one knob file, f32 exact only, no 0.6B model.
+  if [[ -n "${GPU_CHECK_QUICK:-}" ]]; then knob_files=(h200); exact_types=(f32); fi
+  for preset in "${TINY_PRESETS[@]}"; do
     for type in "${exact_types[@]}"; do cases+=("$preset-$type-exact $WORK/models/$preset-$type.gguf $WORK/knobs/h200-exact.yaml exact"); done
     for knobs in "${knob_files[@]}"; do
       cases+=("$preset-q8_0-$knobs $WORK/models/$preset-q8_0.gguf $WORK/knobs/$knobs.yaml top1")
@@ -126,24 +181,62 @@ stage_programs() {
   if [[ -z "${GPU_CHECK_QUICK:-}" ]]; then
     "$LANEC" synth qwen3-0.6b --type q8_0 --seed 21 --vocab tests/data/vocab/qwen3-vocab.gguf \
       -o "$WORK/models/qwen3-0.6b-q8_0.gguf" 2>/dev/null
-    cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1")
+    cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
   fi
   local c
   for c in "${cases[@]}"; do
     set -- $c
-    build_case "$1" "$2" "$3" &
-    while (($(jobs -r | wc -l) >= JOBS)); do sleep 0.2; done
-  done
-  wait
+    echo "$WORK/prog/$1 $2 $3"
+  done | build_all
   [[ -f "$WORK/prog/build_failures" ]] && cat "$WORK/prog/build_failures"
   for c in "${cases[@]}"; do
     set -- $c
-    check "program_$1" "${4}_case" "$1" "$2"
+    case "$4" in
+      exact) check "program_$1" exact_case "$1" "$2" ;;
+      top1) check "program_$1" top1_case "$1" "$2" "$3" ;;
+      # 28 layers: int8 rounding flips cascade (docs/reference.md), so top-1 against
+      # the planned reference is gated lower; 256 steps of it on the CPU take up to ~2 minutes.
+      top1-deep) TOP1_MIN=0.93 CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" ;;
+    esac
   done
   # The generated program end to end on text, with the real vocabulary.
   [[ -n "${GPU_CHECK_QUICK:-}" ]] && return
   check program_text_qwen3-0.6b "$WORK/prog/qwen3-0.6b-q8_0-h200" "$WORK/models/qwen3-0.6b-q8_0.gguf" \
     -p "The capital of France is" -n 16
+}
+
+# Every rule that fires for a tiny preset, held alone: the plan without it must
+# still be right. f16 weights are planned under h200-exact (h200 with dequant
+# numerics and an f32 cache), Q8_0 weights under h200 (int8, f16 cache).
+stage_holds() {
+  stage holds
+  mkdir -p "$WORK/holds"
+  rm -f "$WORK/holds/build_failures"
+  make_knob_variants
+  synth_tiny_models
+  local cases=() preset rule
+  for preset in "${TINY_PRESETS[@]}"; do
+    for rule in $({ fired_rules "$WORK/models/$preset-f16.gguf" "$WORK/knobs/h200-exact.yaml"
+                    fired_rules "$WORK/models/$preset-q8_0.gguf" "$WORK/knobs/h200.yaml"; } | sort -u); do
+      cases+=("$preset $rule")
+    done
+  done
+  if ((${#cases[@]} == 0)); then
+    note "| holds | FAIL | | no fired rules read from lanec plan --json |"
+    FAILED=$((FAILED + 1))
+    return
+  fi
+  local c
+  for c in "${cases[@]}"; do
+    set -- $c
+    echo "$WORK/holds/$1-$2-f16 $WORK/models/$1-f16.gguf $WORK/knobs/h200-exact.yaml $2"
+    echo "$WORK/holds/$1-$2-q8_0 $WORK/models/$1-q8_0.gguf $WORK/knobs/h200.yaml $2"
+  done | build_all
+  [[ -f "$WORK/holds/build_failures" ]] && cat "$WORK/holds/build_failures"
+  for c in "${cases[@]}"; do
+    set -- $c
+    check "hold_$1_$2" hold_case "$1" "$2"
+  done
 }
 
 stage_sanitizer() {
@@ -162,7 +255,7 @@ stage_bench() {
 
 main() {
   local stages=("$@")
-  ((${#stages[@]})) || stages=(build programs bench transformers sanitizer)
+  ((${#stages[@]})) || stages=(build programs holds bench transformers sanitizer)
   note "| check | result | time | last line |"
   note "| --- | --- | --- | --- |"
   for s in "${stages[@]}"; do

@@ -7,6 +7,7 @@
 
 #include "lib/common/error.h"
 #include "lib/quant/codecs.h"
+#include "lib/ref/parallel.h"
 
 namespace lanec {
 namespace {
@@ -14,6 +15,37 @@ namespace {
 constexpr int64_t kBlock = 32;
 
 float silu(float x) { return static_cast<float>(x / (1.0 + std::exp(-static_cast<double>(x)))); }
+
+// A GEMV's input as doubles (exact for f32 and int8 values); int8 inputs add
+// their per-32 block scales.
+struct GemvInput {
+  std::vector<double> x;
+  const float* block_scale = nullptr;
+};
+
+constexpr int kRowsAtOnce = 4;
+
+// Dot products of R consecutive rows of w (k wide) with the input. Each row
+// is summed in double in index order (int8: sum_b d_x[b] * sum_j W[r,j] q_x[j]),
+// exactly as one row alone would be: R rows run together only so that their
+// dependent add chains overlap, so every result is the same for any R.
+template <int R>
+void dot_rows(const float* w, size_t k, const GemvInput& in, float* out) {
+  double sum[R] = {};
+  const double* x = in.x.data();
+  if (in.block_scale != nullptr) {
+    for (size_t b = 0; b < k / kBlock; ++b) {
+      double block[R] = {};
+      for (size_t j = b * kBlock; j < (b + 1) * kBlock; ++j)
+        for (int r = 0; r < R; ++r) block[r] += static_cast<double>(w[static_cast<size_t>(r) * k + j]) * x[j];
+      for (int r = 0; r < R; ++r) sum[r] += block[r] * in.block_scale[b];
+    }
+  } else {
+    for (size_t i = 0; i < k; ++i)
+      for (int r = 0; r < R; ++r) sum[r] += static_cast<double>(w[static_cast<size_t>(r) * k + i]) * x[i];
+  }
+  for (int r = 0; r < R; ++r) out[r] = static_cast<float>(sum[r]);
+}
 
 }  // namespace
 
@@ -28,8 +60,9 @@ void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d) {
   }
 }
 
-CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights)
-    : schedule_(schedule), weights_(weights) {
+CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights,
+                                         unsigned threads)
+    : schedule_(schedule), weights_(weights), threads_(threads) {
   for (const Buffer& b : schedule.buffers) {
     if (b.is_view() || b.role == BufferRole::weight) continue;
     Storage& s = storage_[b.name];
@@ -183,25 +216,14 @@ void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
 
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
   const size_t k = static_cast<size_t>(l.k);
-  std::vector<float> x;
-  const Storage* xq = nullptr;
-  if (l.numerics == GemvNumerics::int8) xq = &q8(l.x_q8);
-  else x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
-  auto dot = [&](const std::vector<float>& w, int64_t row) {
-    const float* wr = w.data() + static_cast<size_t>(row) * k;
-    double s = 0.0;
-    if (xq) {
-      for (size_t b = 0; b < k / kBlock; ++b) {
-        double block = 0.0;
-        for (size_t j = 0; j < kBlock; ++j)
-          block += static_cast<double>(wr[b * kBlock + j]) * xq->qs[b * kBlock + j];
-        s += block * xq->qd[b];
-      }
-    } else {
-      for (size_t i = 0; i < k; ++i) s += static_cast<double>(wr[i]) * x[i];
-    }
-    return static_cast<float>(s);
-  };
+  GemvInput in;
+  if (l.numerics == GemvNumerics::int8) {
+    const Storage& xq = q8(l.x_q8);
+    in.x.assign(xq.qs.begin(), xq.qs.begin() + l.k);
+    in.block_scale = xq.qd.data();
+  } else {
+    in.x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
+  }
   // Products first (all parts read x before any part writes: y may alias a residual).
   std::vector<std::vector<float>> y(l.parts.size());
   for (size_t p = 0; p < l.parts.size(); ++p) {
@@ -210,7 +232,19 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
     LANEC_ASSERT(w.size() == static_cast<size_t>(part.rows) * k, "weight " + part.weight + " is not [rows, k]");
     y[p].resize(static_cast<size_t>(part.rows));
     const float* bias = part.bias.empty() ? nullptr : f32_in(part.bias, part.rows);
-    for (int64_t r = 0; r < part.rows; ++r) y[p][static_cast<size_t>(r)] = dot(w, r) + (bias ? bias[r] : 0.0f);
+    float* out = y[p].data();
+    // Weights are loaded above, on this thread: the store is not safe for
+    // concurrent first loads, and the rows only read.
+    parallel_for(part.rows, threads_, l.k, [&](int64_t begin, int64_t end) {
+      float dots[kRowsAtOnce];
+      for (int64_t r = begin; r < end;) {
+        const float* rows = w.data() + static_cast<size_t>(r) * k;
+        const int64_t n = end - r >= kRowsAtOnce ? kRowsAtOnce : 1;
+        if (n == kRowsAtOnce) dot_rows<kRowsAtOnce>(rows, k, in, dots);
+        else dot_rows<1>(rows, k, in, dots);
+        for (int64_t i = 0; i < n; ++i, ++r) out[r] = dots[i] + (bias ? bias[r] : 0.0f);
+      }
+    });
   }
   if (l.swiglu) {
     for (size_t r = 0; r < y[0].size(); ++r) y[0][r] = silu(y[0][r]) * y[1][r];

@@ -15,6 +15,10 @@
 //
 // Weights come from a WeightStore (dequantized once); planning never reads
 // them, this executor does.
+//
+// Threads: GEMV rows are spread over `threads` (0 = all cores). Each row's
+// sum is computed by one thread in a fixed order, so the results are
+// bit-identical for any thread count.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +33,7 @@ namespace lanec {
 
 class CpuScheduleExecutor {
  public:
-  CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights);
+  CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights, unsigned threads = 0);
 
   // Runs one step of `token` at `pos`; returns the logits (the schedule's
   // first f32 output).
@@ -68,6 +72,7 @@ class CpuScheduleExecutor {
 
   const Schedule& schedule_;
   WeightStore& weights_;
+  unsigned threads_;
   std::map<std::string, Storage> storage_;  // by owning buffer name
   std::string logits_, next_token_, token_, pos_;
 };

@@ -1,4 +1,6 @@
-// Greedy decoding with the reference executor.
+// Greedy decoding with a step executor: the CPU reference executor on the
+// unfused graph, or the CPU schedule executor on a planned schedule (both
+// reach here through a StepFunctions).
 //
 // The prompt's tokens are stepped at positions 0..P-1; each later step feeds
 // the previous step's argmax. Generating n tokens executes P + n - 1 steps
@@ -19,8 +21,20 @@ struct GreedyResult {
   int64_t steps = 0;               // executed positions: prompt + n - 1
 };
 
+// One decode step and the argmax it produced: what the loop needs of an
+// executor.
+struct StepFunctions {
+  std::function<std::vector<float>(int32_t token, int32_t pos)> step;
+  std::function<int32_t()> next_token;
+};
+
 // on_step(step_index, position, logits) may be empty. Throws lanec::Error for
 // an empty prompt or a prompt + generation longer than max_positions (> 0).
+GreedyResult generate_greedy(
+    const StepFunctions& executor, const std::vector<int32_t>& prompt, int64_t n_generate,
+    int64_t max_positions,
+    const std::function<void(int64_t, int32_t, const std::vector<float>&)>& on_step = {});
+// The same loop over the reference executor.
 GreedyResult generate_greedy(
     ReferenceExecutor& executor, const std::vector<int32_t>& prompt, int64_t n_generate,
     int64_t max_positions,
