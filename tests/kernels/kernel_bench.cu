@@ -56,14 +56,28 @@ void bench_gemv_shapes(const char* name, void* w, float* x, int8_t* xq, float* x
 }
 
 template <CachePrecision C>
-void bench_attention(void* kc, void* vc, float* q, float* out, float* acc, float* ml, int* pos_dev) {
+void bench_attention(void* kc, void* vc, float* q, float* out, float* acc, float* ml, int* done, int* pos_dev) {
   const int n_head = 32, n_kv = 8, n_ctx = 32768;
   for (int len : {512, 4096, 32768}) {
     const int pos = len - 1;
     LANEC_CUDA_CHECK(cudaMemcpy(pos_dev, &pos, sizeof(int), cudaMemcpyHostToDevice));
     for (int split : {1, 4, 16, 64}) {
-      AttentionParams p{q, kc, vc, out, acc, ml, pos_dev, 0.088f, n_head, n_kv, n_ctx, split};
-      const float us = time_us([&] { return launch_attention<128, C>(p, nullptr); });
+      AttentionParams p{};
+      p.q = q;
+      p.k_cache = kc;
+      p.v_cache = vc;
+      p.out = out;
+      p.part_acc = acc;
+      p.part_ml = ml;
+      p.done = done;  // zeroed once; every launch leaves it zero
+      p.pos = pos_dev;
+      p.scale = 0.088f;
+      p.n_head = n_head;
+      p.n_kv_head = n_kv;
+      p.n_ctx = n_ctx;
+      p.n_split = split;
+      constexpr int kGroup = attention_heads_per_block(32 / 8, 128);
+      const float us = time_us([&] { return launch_attention<128, C, kGroup>(p, nullptr); });
       const double bytes = 2.0 * n_kv * len * 128 * (C == CachePrecision::f32 ? 4 : 2);
       std::printf("attention %s heads=32/8 hd=128 len=%5d splits=%2d  %8.2f us  %7.1f GB/s (K+V once)\n",
                   C == CachePrecision::f32 ? "f32" : "f16", len, split, us, bytes / us * 1e-3);
@@ -95,7 +109,7 @@ int main() {
   const size_t cache_bytes = static_cast<size_t>(8) * 32768 * 128 * 4;
   void *kc, *vc;
   float *q, *out, *acc, *ml;
-  int* pos;
+  int *pos, *done;
   LANEC_CUDA_CHECK(cudaMalloc(&kc, cache_bytes));
   LANEC_CUDA_CHECK(cudaMalloc(&vc, cache_bytes));
   LANEC_CUDA_CHECK(cudaMemset(kc, 0, cache_bytes));
@@ -106,7 +120,9 @@ int main() {
   LANEC_CUDA_CHECK(cudaMalloc(&acc, 32 * 64 * 128 * 4));
   LANEC_CUDA_CHECK(cudaMalloc(&ml, 32 * 64 * 2 * 4));
   LANEC_CUDA_CHECK(cudaMalloc(&pos, 4));
-  bench_attention<CachePrecision::f16>(kc, vc, q, out, acc, ml, pos);
-  bench_attention<CachePrecision::f32>(kc, vc, q, out, acc, ml, pos);
+  LANEC_CUDA_CHECK(cudaMalloc(&done, 32 * 4));
+  LANEC_CUDA_CHECK(cudaMemset(done, 0, 32 * 4));
+  bench_attention<CachePrecision::f16>(kc, vc, q, out, acc, ml, done, pos);
+  bench_attention<CachePrecision::f32>(kc, vc, q, out, acc, ml, done, pos);
   return 0;
 }

@@ -6,7 +6,7 @@
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
 // launches:    26 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 4, rms_norm 5, rope 2)
-// memory:      weights 114944 bytes, buffers 82432 bytes
+// memory:      weights 114944 bytes, buffers 82944 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -87,7 +87,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"llama.attention.layer_norm_rms_epsilon", "1e-05"},
 };
 
-// ---- buffers: one device allocation of 82432 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 82944 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -126,8 +126,10 @@ struct Buffers {
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 4, 32]
+  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 4, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 4, 32]
+  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 4, 2]
   // views (pointers into the buffers above)
   float* k_l00;  // k_l00  activation f32 [1, 32] = qkv_l00 + 64
@@ -203,9 +205,11 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.qkv_l01 = reinterpret_cast<float*>(bbase + 74752);
   b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 75264), reinterpret_cast<float*>(bbase + 75328)};
   b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75520);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76544);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 76800);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 77824);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 76544);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76800);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 77056);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 78080);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 78336);
   b.k_l00 = b.qkv_l00 + 64;
   b.k_l01 = b.qkv_l01 + 64;
   b.k_rope_l00 = b.qkv_l00 + 64;
@@ -216,8 +220,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 78080);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82176);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 78592);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82688);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -229,7 +233,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-6 (rope_parts)", 0u, 772u, 0u},  // 3
     {"kv_write_cache_k_l00", "kv_write", "ops 7-8 (row_write)", 0u, 388u, 0u},  // 4
-    {"attention_attn_l00", "attention", "op 9", 0u, 1604u, 128u},  // 5
+    {"attention_attn_l00", "attention", "op 9", 0u, 1612u, 128u},  // 5
     {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
     {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 328u, 0u},  // 7
     {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 840u, 0u},  // 8
@@ -240,7 +244,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 13
     {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 14
     {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 15
-    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 16
+    {"attention_attn_l01", "attention", "op 26", 0u, 1612u, 128u},  // 16
     {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 17
     {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 328u, 0u},  // 18
     {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 840u, 0u},  // 19
@@ -328,13 +332,14 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = b.attn_l00;
     p.part_acc = b.attn_l00_split_acc;
     p.part_ml = b.attn_l00_split_ml;
+    p.done = b.attn_l00_split_done;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
     p.n_split = 4;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
   {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
@@ -465,13 +470,14 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = b.attn_l01;
     p.part_acc = b.attn_l01_split_acc;
     p.part_ml = b.attn_l01_split_ml;
+    p.done = b.attn_l01_split_done;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
     p.n_split = 4;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 16);
   {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
@@ -575,6 +581,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.ring_count = b.decode_ring_count;
     p.n_vocab = 512;
     p.ring_capacity = 1024;
+    p.n_blocks = 1;
+    p.block_value = nullptr;
+    p.block_index = nullptr;
+    p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
   if (prof) prof->mark(stream, 25);
@@ -593,7 +603,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 114944u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    82432u,  // buffer bytes
+    82944u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
