@@ -593,6 +593,10 @@ class ProgramEmitter {
     o << "    p.part_acc = " << (a.n_split > 1 ? f32_ptr(a.part_acc) : "nullptr") << ";\n";
     o << "    p.part_ml = " << (a.n_split > 1 ? f32_ptr(a.part_ml) : "nullptr") << ";\n";
     o << "    p.done = " << (a.n_split > 1 ? ptr(a.done) : "nullptr") << ";\n";
+    if (!a.out_q8.empty()) {
+      o << "    p.out_qs = " << qs(a.out_q8) << ";\n";
+      o << "    p.out_d = " << qd(a.out_q8) << ";\n";
+    }
     o << "    p.pos = " << ptr(a.pos) << ";\n";
     o << "    p.scale = " << float_literal(a.scale) << ";\n";
     o << "    p.n_head = " << a.n_head << ";\n";

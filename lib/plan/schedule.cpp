@@ -108,7 +108,7 @@ struct WritesOf {
     if (!l.v.empty()) push(w, l.v_cache);
   }
   void operator()(const AttentionLaunch& l) {
-    push(w, l.out); push(w, l.part_acc); push(w, l.part_ml); push(w, l.done);
+    push(w, l.out); push(w, l.out_q8); push(w, l.part_acc); push(w, l.part_ml); push(w, l.done);
   }
   void operator()(const ElementwiseLaunch& l) { push(w, l.out); }
   void operator()(const ArgmaxLaunch& l) {

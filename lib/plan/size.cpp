@@ -106,12 +106,20 @@ class Sizer {
           norm->out_q8 = q8;
           fused = true;
         }
+        // The attention output too: its launch quantizes as it writes.
+        for (Launch& l : launches) {
+          auto* attn = std::get_if<AttentionLaunch>(&l.params);
+          if (!attn || attn->out != tensor) continue;
+          attn->out_q8 = q8;
+          fused = true;
+        }
       }
       if (fused) {
         if (!f32_form_read(launches, tensor))
-          for (Launch& l : launches)
-            if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor)
-              norm->out.clear();
+          for (Launch& l : launches) {
+            if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) norm->out.clear();
+            if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) attn->out.clear();
+          }
         continue;
       }
       // A quantize launch just before the first GEMV reading the int8 form.
@@ -156,9 +164,12 @@ class Sizer {
                     std::to_string(knobs_.chip.smem_kib_per_block) + " KiB (" + knobs_.source + ")");
       a->n_split = choose_attention_splits(a->n_head / a->heads_per_block, a->n_ctx, knobs_.chip.sms);
       if (a->n_split > 1) {
-        a->part_acc = a->out + ".split_acc";
-        a->part_ml = a->out + ".split_ml";
-        a->done = a->out + ".split_done";
+        // Named after the output tensor (its f32 form may be unplanned: int8 only).
+        const std::string stem = a->out.empty() ? strip_q8(a->out_q8) : a->out;
+        LANEC_ASSERT(!stem.empty(), "attention " + l.name + " writes no output");
+        a->part_acc = stem + ".split_acc";
+        a->part_ml = stem + ".split_ml";
+        a->done = stem + ".split_done";
       }
     } else if (auto* am = std::get_if<ArgmaxLaunch>(&l.params)) {
       am->n_blocks = choose_argmax_blocks(am->n_vocab, knobs_.chip.sms);

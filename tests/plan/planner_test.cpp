@@ -100,7 +100,7 @@ TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]"
   CHECK(!h.buffer("k_l00").is_view());
 }
 
-TEST_CASE("int8 activations: norms write int8 forms, quantize launches feed the rest", "[plan]") {
+TEST_CASE("int8 activations: norms and attention write int8 forms, quantize launches feed the rest", "[plan]") {
   auto model = test::tiny_model("qwen3-tiny");
   Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
   const auto& norm = std::get<RmsNormLaunch>(find_launch(s, "rms_norm_attn_norm_l00")->params);
@@ -110,12 +110,21 @@ TEST_CASE("int8 activations: norms write int8 forms, quantize launches feed the 
   CHECK(qkv.numerics == GemvNumerics::int8);
   CHECK(qkv.x_q8 == "attn_norm_l00.q8");
   CHECK(qkv.parts.size() == 3);
-  REQUIRE(find_launch(s, "quantize_attn_l00") != nullptr);
+  // The attention output feeds only the output GEMV's int8 form: the
+  // attention launch writes it, no quantize launch, no f32 form.
+  CHECK(find_launch(s, "quantize_attn_l00") == nullptr);
+  const auto& attn = std::get<AttentionLaunch>(find_launch(s, "attention_attn_l00")->params);
+  CHECK(attn.out_q8 == "attn_l00.q8");
+  CHECK(attn.out.empty());
+  CHECK(s.find_buffer("attn_l00") == nullptr);
+  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_out_l00")->params).x_q8 == "attn_l00.q8");
   CHECK(find_launch(s, "quantize_ffn_act_l00") != nullptr);
   CHECK(s.buffer("attn_norm_l00.q8").bytes == 64 + 2 * 4);
   // Two passes: every int8 form from a quantize launch.
   Schedule two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {}).schedule;
   CHECK(find_launch(two, "quantize_attn_norm_l00") != nullptr);
+  CHECK(find_launch(two, "quantize_attn_l00") != nullptr);
+  CHECK(std::get<AttentionLaunch>(find_launch(two, "attention_attn_l00")->params).out_q8.empty());
   // dequant: f32 everywhere, no quantize launch.
   Schedule deq = plan_graph(model->graph, test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(deq.census.launches.count("quantize") == 0);

@@ -5,8 +5,8 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    26 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 4, rms_norm 5, rope 2)
-// memory:      weights 151296 bytes, buffers 82944 bytes
+// launches:    24 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 2, rms_norm 5, rope 2)
+// memory:      weights 151296 bytes, buffers 82432 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -101,7 +101,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen2.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 82944 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 82432 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -112,9 +112,7 @@ struct Buffers {
   __half* cache_v_l00;  // cache_v_l00  state f16 [1, 256, 32] head_major
   __half* cache_v_l01;  // cache_v_l01  state f16 [1, 256, 32] head_major
   // activation
-  float* attn_l00;  // attn_l00  activation f32 [2, 32]
   Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 + f32 scale per 32 [64]
-  float* attn_l01;  // attn_l01  activation f32 [2, 32]
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
@@ -205,38 +203,36 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.cache_k_l01 = reinterpret_cast<__half*>(bbase + 16896);
   b.cache_v_l00 = reinterpret_cast<__half*>(bbase + 33280);
   b.cache_v_l01 = reinterpret_cast<__half*>(bbase + 49664);
-  b.attn_l00 = reinterpret_cast<float*>(bbase + 66048);
-  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66368)};
-  b.attn_l01 = reinterpret_cast<float*>(bbase + 66560);
-  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66880)};
-  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 67072), reinterpret_cast<float*>(bbase + 67136)};
-  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 67328), reinterpret_cast<float*>(bbase + 67392)};
-  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 67584);
-  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 67840);
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 68096);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 68352);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68608);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69120), reinterpret_cast<float*>(bbase + 69248)};
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 69376);
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 70016)};
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 70144), reinterpret_cast<float*>(bbase + 70208)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 70400), reinterpret_cast<float*>(bbase + 70464)};
-  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70656);
-  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70912);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 71168);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 71424);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71680);
-  b.logits = reinterpret_cast<float*>(bbase + 71936);
-  b.next_token = reinterpret_cast<int*>(bbase + 73984);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 74240);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74752);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 75264), reinterpret_cast<float*>(bbase + 75328)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75520);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 76544);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76800);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 77056);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 78080);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 78336);
+  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66048), reinterpret_cast<float*>(bbase + 66112)};
+  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66368)};
+  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66560), reinterpret_cast<float*>(bbase + 66624)};
+  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66880)};
+  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 67072);
+  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 67328);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67584);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67840);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68096);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68736)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 68864);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69376), reinterpret_cast<float*>(bbase + 69504)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69696)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 69952)};
+  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70144);
+  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70400);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 70656);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 70912);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71168);
+  b.logits = reinterpret_cast<float*>(bbase + 71424);
+  b.next_token = reinterpret_cast<int*>(bbase + 73472);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 73728);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74240);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 74752), reinterpret_cast<float*>(bbase + 74816)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75008);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 76032);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76288);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 76544);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 77568);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 77824);
   b.k_bias_l00 = b.qkv_l00 + 64;
   b.k_bias_l01 = b.qkv_l01 + 64;
   b.k_l00 = b.qkv_l00 + 64;
@@ -253,8 +249,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.v_bias_l01 = b.qkv_l01 + 96;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 78592);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82688);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 78080);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82176);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -266,30 +262,28 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 11-12 (rope_parts)", 0u, 772u, 0u},  // 3
     {"kv_write_cache_k_l00", "kv_write", "ops 13-14 (row_write)", 0u, 388u, 0u},  // 4
-    {"attention_attn_l00", "attention", "op 15", 0u, 1612u, 128u},  // 5
-    {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
-    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 328u, 0u},  // 7
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 8
-    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 584u, 0u},  // 9
-    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 10
-    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 400u, 0u},  // 11
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 840u, 0u},  // 12
-    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 13
-    {"rope_q_l01", "rope", "ops 34-35 (rope_parts)", 0u, 772u, 0u},  // 14
-    {"kv_write_cache_k_l01", "kv_write", "ops 36-37 (row_write)", 0u, 388u, 0u},  // 15
-    {"attention_attn_l01", "attention", "op 38", 0u, 1612u, 128u},  // 16
-    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 17
-    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 328u, 0u},  // 18
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 840u, 0u},  // 19
-    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 584u, 0u},  // 20
-    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 21
-    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 400u, 0u},  // 22
-    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm)", 256u, 840u, 0u},  // 23
-    {"gemv_logits", "gemv", "op 48", 34816u, 2120u, 0u},  // 24
-    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 25
+    {"attention_attn_l00", "attention", "op 15", 0u, 1428u, 128u},  // 5
+    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 328u, 0u},  // 6
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 7
+    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 584u, 0u},  // 8
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 9
+    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 400u, 0u},  // 10
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 840u, 0u},  // 11
+    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 12
+    {"rope_q_l01", "rope", "ops 34-35 (rope_parts)", 0u, 772u, 0u},  // 13
+    {"kv_write_cache_k_l01", "kv_write", "ops 36-37 (row_write)", 0u, 388u, 0u},  // 14
+    {"attention_attn_l01", "attention", "op 38", 0u, 1428u, 128u},  // 15
+    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 328u, 0u},  // 16
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 840u, 0u},  // 17
+    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 584u, 0u},  // 18
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 19
+    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 400u, 0u},  // 20
+    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm)", 256u, 840u, 0u},  // 21
+    {"gemv_logits", "gemv", "op 48", 34816u, 2120u, 0u},  // 22
+    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 23
 };
 
-// ---- one decode step: 26 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 24 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -362,10 +356,12 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.q = b.q_rope_l00;
     p.k_cache = b.cache_k_l00;
     p.v_cache = b.cache_v_l00;
-    p.out = b.attn_l00;
+    p.out = nullptr;
     p.part_acc = b.attn_l00_split_acc;
     p.part_ml = b.attn_l00_split_ml;
     p.done = b.attn_l00_split_done;
+    p.out_qs = b.attn_l00_q8.qs;
+    p.out_d = b.attn_l00_q8.d;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
@@ -375,15 +371,6 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.attn_l00;
-    p.out_qs = b.attn_l00_q8.qs;
-    p.out_d = b.attn_l00_q8.d;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 6);
   {  // gemv_attn_out_l00: #16 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -394,7 +381,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 6);
   {  // rms_norm_ffn_norm_l00: #17 add attn_res_l00, #18 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -408,7 +395,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 7);
   {  // gemv_ffn_act_l00: #19 matmul ffn_gate_l00, #20 matmul ffn_up_l00, #21 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -420,7 +407,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 8);
   {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l00;
@@ -429,7 +416,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 9);
   {  // gemv_ffn_out_l00: #22 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -440,7 +427,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 10);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #23 add l_out_l00, #24 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -455,7 +442,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 11);
   {  // gemv_q_bias_l01: #25 matmul q_flat_l01, #26 add q_bias_l01, #28 matmul k_flat_l01, #29 add k_bias_l01, #31 matmul v_flat_l01, #32 add v_bias_l01  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_bias_l01, w.attn_q_bias_l01, nullptr, 64};
@@ -468,7 +455,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 12);
   {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2};
@@ -481,7 +468,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 13);
   {  // kv_write_cache_k_l01: #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -494,16 +481,18 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 14);
   {  // attention_attn_l01: #38 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
     p.k_cache = b.cache_k_l01;
     p.v_cache = b.cache_v_l01;
-    p.out = b.attn_l01;
+    p.out = nullptr;
     p.part_acc = b.attn_l01_split_acc;
     p.part_ml = b.attn_l01_split_ml;
     p.done = b.attn_l01_split_done;
+    p.out_qs = b.attn_l01_q8.qs;
+    p.out_d = b.attn_l01_q8.d;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
@@ -512,16 +501,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
-  {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.attn_l01;
-    p.out_qs = b.attn_l01_q8.qs;
-    p.out_d = b.attn_l01_q8.d;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 15);
   {  // gemv_attn_out_l01: #39 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -532,7 +512,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 16);
   {  // rms_norm_ffn_norm_l01: #40 add attn_res_l01, #41 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -546,7 +526,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
+  if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_act_l01: #42 matmul ffn_gate_l01, #43 matmul ffn_up_l01, #44 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -558,7 +538,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 20);
+  if (prof) prof->mark(stream, 18);
   {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l01;
@@ -567,7 +547,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
-  if (prof) prof->mark(stream, 21);
+  if (prof) prof->mark(stream, 19);
   {  // gemv_ffn_out_l01: #45 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -578,7 +558,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 22);
+  if (prof) prof->mark(stream, 20);
   // ---- output
   {  // rms_norm_result_norm: #46 add l_out_l01, #47 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -593,7 +573,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 23);
+  if (prof) prof->mark(stream, 21);
   {  // gemv_logits: #48 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.output, b.logits, nullptr, nullptr, 512};
@@ -604,7 +584,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 24);
+  if (prof) prof->mark(stream, 22);
   {  // argmax_next_token: #49 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -620,7 +600,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 25);
+  if (prof) prof->mark(stream, 23);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -636,7 +616,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     90,  // planned for sm_90
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 151296u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    82944u,  // buffer bytes
+    82432u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
