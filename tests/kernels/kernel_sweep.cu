@@ -696,9 +696,22 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
       std::vector<int8_t> qs_ref(out_n);
       std::vector<float> d_ref(out_n / kQ8Block);
       ref::quantize_q8(got.data(), static_cast<int>(out_n), qs_ref.data(), d_ref.data());
-      check(tag + " d", out_d.download(), d_ref, 0.0, 1e-6);
-      check(tag + " qs", to_float(out_qs.download()), to_float(qs_ref), 1.0, 0.0);
+      // Same arithmetic as the reference quantization (IEEE division): exact.
+      check(tag + " d", out_d.download(), d_ref, 0.0, 0.0);
+      check(tag + " qs", to_float(out_qs.download()), to_float(qs_ref), 0.0, 0.0);
     }
+  }
+  if (int8) {
+    // The int8 form alone (out = nullptr, as the planner emits it): the same
+    // bits again at the last length (the merge order is fixed).
+    const auto qs_before = to_float(out_qs.download());
+    const auto d_before = out_d.download();
+    p.out = nullptr;
+    expect_ok("attention int8 only", launch_attention<HeadDim, C, Group>(p, nullptr));
+    const std::string tag = fmt("attention hd=%d heads=%d/%d len=%d splits=%d int8 only", HeadDim, n_head,
+                                n_kv_head, len2, n_split);
+    check(tag + " d", out_d.download(), d_before, 0.0, 0.0);
+    check(tag + " qs", to_float(out_qs.download()), qs_before, 0.0, 0.0);
   }
   check(fmt("attention hd=%d heads=%d/%d splits=%d counters back at zero", HeadDim, n_head, n_kv_head, n_split),
         to_float(done.download()), std::vector<float>(static_cast<size_t>(n_head), 0.0f), 0.0, 0.0);
@@ -757,6 +770,9 @@ void sweep_attention() {
   expect_refused("attention group not dividing the ratio", launch_attention<64, CachePrecision::f32, 2>(p, nullptr));
   p.n_split = kAttnMaxSplits + 1;
   expect_refused("attention too many splits", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
+  p.n_split = 1;
+  p.out = nullptr;
+  expect_refused("attention without an output", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
 }
 
 // ---- elementwise / argmax -------------------------------------------------------

@@ -163,20 +163,6 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(many.buffer(attn.done).role == BufferRole::workspace);
   CHECK(many.buffer(attn.done).type == GgmlType::I32);
   CHECK(many.buffer(attn.done).elements == attn.n_head);
-  // Heads a block serves: the largest divisor of the GQA ratio within 8 heads and 1024 elements.
-  CHECK(attention_heads_per_block(2, 128) == 2);
-  CHECK(attention_heads_per_block(8, 128) == 8);
-  CHECK(attention_heads_per_block(8, 256) == 4);
-  CHECK(attention_heads_per_block(6, 256) == 3);
-  CHECK(attention_heads_per_block(7, 64) == 7);
-  CHECK(attention_heads_per_block(16, 64) == 8);
-  CHECK(attention_heads_per_block(11, 64) == 1);
-  CHECK(attention_heads_per_block(1, 32) == 1);
-  // Argmax blocks: one per SM at most, at least 1024 logits a block.
-  CHECK(choose_argmax_blocks(151936, 132) == 132);
-  CHECK(choose_argmax_blocks(32000, 132) == 32);
-  CHECK(choose_argmax_blocks(1000, 132) == 1);
-  CHECK(choose_argmax_blocks(1, 132) == 1);
   const auto& am = std::get<ArgmaxLaunch>(many.launches.back().params);
   CHECK(am.n_blocks == choose_argmax_blocks(am.n_vocab, 132));
   if (am.n_blocks > 1) {
@@ -261,6 +247,28 @@ TEST_CASE("a node no kernel can take is refused naming the op, its kind, output 
   auto q4 = test::tiny_model("qwen3-tiny", 0, GgmlType::Q4_0);
   CHECK_THROWS_WITH(plan_graph(q4->graph, test::test_knobs("f32", "dequant"), {}),
                     Catch::Contains("GEMV takes f32, f16, bf16 and q8_0 weights, got q4_0"));
+}
+
+TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax]") {
+  // Heads a block serves: the largest divisor of the GQA ratio within 8 heads and 1024 elements.
+  CHECK(attention_heads_per_block(2, 128) == 2);
+  CHECK(attention_heads_per_block(8, 128) == 8);
+  CHECK(attention_heads_per_block(8, 256) == 4);
+  CHECK(attention_heads_per_block(6, 256) == 3);
+  CHECK(attention_heads_per_block(7, 64) == 7);
+  CHECK(attention_heads_per_block(16, 64) == 8);
+  CHECK(attention_heads_per_block(11, 64) == 1);
+  CHECK(attention_heads_per_block(1, 32) == 1);
+  // Argmax blocks: one per SM at most, at least 1024 logits a block.
+  CHECK(choose_argmax_blocks(151936, 132) == 132);
+  CHECK(choose_argmax_blocks(32000, 132) == 32);
+  CHECK(choose_argmax_blocks(1000, 132) == 1);
+  CHECK(choose_argmax_blocks(1, 132) == 1);
+  // Splits: a maximum for the longest context, blocks x splits covering the SMs twice.
+  CHECK(choose_attention_splits(8, 4096, 132) == 33);
+  CHECK(choose_attention_splits(8, 256, 132) == 4);  // one split per 64 cache rows
+  CHECK(choose_attention_splits(64, 32768, 132) == 64);
+  CHECK(attention_smem_bytes(128, 2) == 2 * (4 * (128 + 2) + 2 * 64) * 4 + 1);
 }
 
 TEST_CASE("an 8B model plans in well under a second", "[plan]") {
