@@ -607,13 +607,19 @@ class ProgramEmitter {
     o << "    p.out = " << f32_ptr(a.out) << ";\n";
     o << "    p.part_acc = " << (a.n_split > 1 ? f32_ptr(a.part_acc) : "nullptr") << ";\n";
     o << "    p.part_ml = " << (a.n_split > 1 ? f32_ptr(a.part_ml) : "nullptr") << ";\n";
+    o << "    p.done = " << (a.n_split > 1 ? ptr(a.done) : "nullptr") << ";\n";
+    if (!a.out_q8.empty()) {
+      o << "    p.out_qs = " << qs(a.out_q8) << ";\n";
+      o << "    p.out_d = " << qd(a.out_q8) << ";\n";
+    }
     o << "    p.pos = " << ptr(a.pos) << ";\n";
     o << "    p.scale = " << float_literal(a.scale) << ";\n";
     o << "    p.n_head = " << a.n_head << ";\n";
     o << "    p.n_kv_head = " << a.n_kv_head << ";\n";
     o << "    p.n_ctx = " << a.n_ctx << ";\n";
     o << "    p.n_split = " << a.n_split << ";\n";
-    launch_call("launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ">");
+    launch_call("launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " +
+                std::to_string(a.heads_per_block) + ">");
   }
 
   void emit(const Launch& l, const ElementwiseLaunch& e) {
@@ -637,6 +643,10 @@ class ProgramEmitter {
     o << "    p.ring_count = b.decode_ring_count;\n";
     o << "    p.n_vocab = " << a.n_vocab << ";\n";
     o << "    p.ring_capacity = " << kRingCapacity << ";\n";
+    o << "    p.n_blocks = " << a.n_blocks << ";\n";
+    o << "    p.block_value = " << f32_ptr(a.block_value) << ";\n";
+    o << "    p.block_index = " << ptr(a.block_index) << ";\n";
+    o << "    p.done = " << ptr(a.done) << ";\n";
     launch_call("launch_argmax");
   }
 

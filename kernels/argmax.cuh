@@ -1,8 +1,14 @@
 // Greedy token choice that also advances the decode state on the device:
-//   token = argmax(logits) (lowest index on ties; NaN never wins)
+//   token = argmax(logits) (lowest index on ties; NaN never wins; all -inf/NaN: 0)
 //   *token_slot = token; *pos += 1; ring[*ring_count % ring_capacity] = token; *ring_count += 1
 // so the next replay of the captured step graph reads the new token and
 // position with no host round trip; the host drains the ring when it likes.
+//
+// One kernel over n_blocks blocks: block b reduces a slice of the logits and
+// publishes its winner (value, index) to the workspace; the last block to
+// finish (atomic counter) reduces the n_blocks winners, does the advance and
+// sets the counter back to zero, so the next replay of the graph starts from
+// zero again (the program zero-fills its buffers once, at allocation).
 #pragma once
 
 #include "common.cuh"
@@ -17,12 +23,22 @@ struct ArgmaxParams {
   int* ring_count;      // total tokens appended so far
   int n_vocab;
   int ring_capacity;
+  int n_blocks;         // grid size, >= 1 (the planner takes min(SMs, ceil(n_vocab / 1024)))
+  float* block_value;   // workspace [n_blocks]: each block's largest logit (n_blocks > 1 only)
+  int* block_index;     // workspace [n_blocks]: its lowest index (n_vocab: none)
+  int* done;            // workspace [1]: blocks finished this launch; zero between launches
 };
 
-// Thread mapping: a single block of kArgmaxThreads threads; thread t scans
-// t, t+blockDim, ... keeping (value, index); warps reduce with shuffles, then
-// warp 0 reduces the per-warp winners; thread 0 writes the state.
-constexpr int kArgmaxThreads = 1024;
+// Thread mapping: block b of kArgmaxThreads threads takes the slice
+// [b*slice, (b+1)*slice) with slice = ceil(n_vocab / n_blocks) rounded up to
+// a multiple of 4, so every slice starts 16-byte aligned when the logits do;
+// thread t scans float4 t, t+blockDim, ... (scalars when the logits are not
+// aligned), keeping (value, index); warps reduce with shuffles, then warp 0
+// reduces the per-warp winners.
+constexpr int kArgmaxThreads = 256;
+// Logits a block should at least get before another block pays off (one
+// float4 per thread); the planner's grid size divides n_vocab by this.
+constexpr int kArgmaxMinPerBlock = kArgmaxThreads * 4;
 
 __device__ __forceinline__ void argmax_merge(float& v, int& i, float ov, int oi) {
   if (ov > v || (ov == v && oi < i)) {
@@ -31,13 +47,9 @@ __device__ __forceinline__ void argmax_merge(float& v, int& i, float ov, int oi)
   }
 }
 
-__global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_constant__ ArgmaxParams p) {
-  pdl_wait();  // before any global memory access (see common.cuh)
-  __shared__ float sm_v[kWarpSize];
-  __shared__ int sm_i[kWarpSize];
-  float best = -INFINITY;
-  int best_i = p.n_vocab;  // sentinel that loses every tie
-  for (int i = threadIdx.x; i < p.n_vocab; i += blockDim.x) argmax_merge(best, best_i, p.logits[i], i);
+// Reduces every thread's (best, best_i) over the block; thread 0 gets the
+// winner. `sm_v`/`sm_i` are 32 entries of shared memory.
+__device__ __forceinline__ void argmax_block_reduce(float& best, int& best_i, int none, float* sm_v, int* sm_i) {
 #pragma unroll
   for (int off = kWarpSize / 2; off > 0; off >>= 1)
     argmax_merge(best, best_i, __shfl_xor_sync(kFullMask, best, off), __shfl_xor_sync(kFullMask, best_i, off));
@@ -47,27 +59,87 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
     sm_i[warp] = best_i;
   }
   __syncthreads();
-  if (warp != 0) return;
-  const int n_warps = blockDim.x / kWarpSize;
-  best = lane < n_warps ? sm_v[lane] : -INFINITY;
-  best_i = lane < n_warps ? sm_i[lane] : p.n_vocab;
+  if (warp == 0) {
+    const int n_warps = blockDim.x / kWarpSize;
+    best = lane < n_warps ? sm_v[lane] : -INFINITY;
+    best_i = lane < n_warps ? sm_i[lane] : none;
 #pragma unroll
-  for (int off = kWarpSize / 2; off > 0; off >>= 1)
-    argmax_merge(best, best_i, __shfl_xor_sync(kFullMask, best, off), __shfl_xor_sync(kFullMask, best_i, off));
-  if (lane == 0) {
-    const int token = best_i < p.n_vocab ? best_i : 0;  // all -inf/NaN logits: token 0
-    *p.token = token;
-    *p.pos += 1;
-    const int n = *p.ring_count;
-    p.ring[n % p.ring_capacity] = token;
-    *p.ring_count = n + 1;
+    for (int off = kWarpSize / 2; off > 0; off >>= 1)
+      argmax_merge(best, best_i, __shfl_xor_sync(kFullMask, best, off), __shfl_xor_sync(kFullMask, best_i, off));
+  }
+}
+
+__device__ __forceinline__ void argmax_advance(const ArgmaxParams& p, int best_i) {
+  const int token = best_i < p.n_vocab ? best_i : 0;  // all -inf/NaN logits: token 0
+  *p.token = token;
+  *p.pos += 1;
+  const int n = *p.ring_count;
+  p.ring[n % p.ring_capacity] = token;
+  *p.ring_count = n + 1;
+}
+
+__global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_constant__ ArgmaxParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
+  __shared__ float sm_v[kWarpSize];
+  __shared__ int sm_i[kWarpSize];
+  __shared__ bool sm_last;
+  const int per_block = (p.n_vocab + p.n_blocks - 1) / p.n_blocks;
+  const int slice = (per_block + 3) / 4 * 4;
+  const int begin = min(p.n_vocab, static_cast<int>(blockIdx.x) * slice);
+  const int end = min(p.n_vocab, begin + slice);
+  float best = -INFINITY;
+  int best_i = p.n_vocab;  // sentinel that loses every tie
+  if ((reinterpret_cast<uintptr_t>(p.logits) & 15u) == 0) {
+    // begin is a multiple of 4: float4 loads up to the last whole group, then scalars.
+    const float4* v4 = reinterpret_cast<const float4*>(p.logits);
+    const int end4 = begin + (end - begin) / 4 * 4;
+    for (int i = begin + 4 * static_cast<int>(threadIdx.x); i < end4; i += 4 * kArgmaxThreads) {
+      const float4 x = v4[i / 4];
+      argmax_merge(best, best_i, x.x, i);
+      argmax_merge(best, best_i, x.y, i + 1);
+      argmax_merge(best, best_i, x.z, i + 2);
+      argmax_merge(best, best_i, x.w, i + 3);
+    }
+    for (int i = end4 + static_cast<int>(threadIdx.x); i < end; i += kArgmaxThreads)
+      argmax_merge(best, best_i, p.logits[i], i);
+  } else {
+    for (int i = begin + static_cast<int>(threadIdx.x); i < end; i += kArgmaxThreads)
+      argmax_merge(best, best_i, p.logits[i], i);
+  }
+  argmax_block_reduce(best, best_i, p.n_vocab, sm_v, sm_i);
+  if (p.n_blocks == 1) {
+    if (threadIdx.x == 0) argmax_advance(p, best_i);
+    return;
+  }
+  // Publish this block's winner; the fence orders it before the counter
+  // increment, so the block that sees the count reach n_blocks sees it too.
+  if (threadIdx.x == 0) {
+    p.block_value[blockIdx.x] = best;
+    p.block_index[blockIdx.x] = best_i;
+    __threadfence();
+    sm_last = atomicAdd(p.done, 1) == p.n_blocks - 1;
+  }
+  __syncthreads();
+  if (!sm_last) return;
+  __threadfence();  // acquire side: the other blocks' winners are visible below
+  best = -INFINITY;
+  best_i = p.n_vocab;
+  // __ldcg reads L2, never a stale line of this SM's L1.
+  for (int b = static_cast<int>(threadIdx.x); b < p.n_blocks; b += kArgmaxThreads)
+    argmax_merge(best, best_i, __ldcg(p.block_value + b), __ldcg(p.block_index + b));
+  __syncthreads();  // sm_v/sm_i are reused
+  argmax_block_reduce(best, best_i, p.n_vocab, sm_v, sm_i);
+  if (threadIdx.x == 0) {
+    argmax_advance(p, best_i);
+    *p.done = 0;  // ready for the next launch (graph replay)
   }
 }
 
 inline cudaError_t launch_argmax(const ArgmaxParams& p, cudaStream_t stream) {
-  if (p.n_vocab <= 0 || p.ring_capacity <= 0) return invalid_launch();
+  if (p.n_vocab <= 0 || p.ring_capacity <= 0 || p.n_blocks < 1 || p.n_blocks > p.n_vocab) return invalid_launch();
   if (!p.logits || !p.token || !p.pos || !p.ring || !p.ring_count) return invalid_launch();
-  return launch_kernel(argmax_kernel, 1, kArgmaxThreads, 0, stream, p);
+  if (p.n_blocks > 1 && (!p.block_value || !p.block_index || !p.done)) return invalid_launch();
+  return launch_kernel(argmax_kernel, static_cast<unsigned>(p.n_blocks), kArgmaxThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

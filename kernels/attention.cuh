@@ -1,18 +1,28 @@
 // Decode attention of one query token over the KV cache (kv_cache.cuh layout)
 // with grouped-query heads: query head h reads kv head h / (n_head/n_kv_head).
-//   out_h = sum_t softmax_t(scale * q_h . k_t) v_t,  t in [0, len), len = pos+1
-// Split-K over the context (flash-decoding): split s covers keys
-// [s*ceil(len/n_split), ...) and keeps a running max m, sum of exponentials l
-// and unnormalized accumulator a (online softmax); a combine kernel merges
-// splits with weights exp(m_s - M). With n_split == 1 the main kernel writes
-// the normalized output itself and no combine runs.
-// len is read from the device (pos + 1, capped at n_ctx) so a captured graph
-// replays for every step; empty splits (len < n_split) write m = -inf, l = 0.
+//   out_h = sum_t softmax_t(scale * q_h . k_t) v_t,  t in [0, len), len = min(pos+1, n_ctx)
+// One block per (group of Group query heads sharing a kv head, split): the
+// block reads each K and V row of its keys once and scores it against all
+// Group queries. Split-K over the context (flash-decoding): n_split is a
+// maximum; the kernel uses eff = min(n_split, ceil(len / kAttnMinKeysPerSplit))
+// splits for the length it reads on the device (blocks of higher splits exit
+// at once), split s covering keys [s*len/eff, (s+1)*len/eff). Each split keeps
+// a running max m, sum of exponentials l and unnormalized accumulator a
+// (online softmax). With eff == 1 the block writes the normalized output
+// itself. Otherwise each split block writes its partials (m, l, a per query
+// head) to the workspace and increments its group's counter; the last one to
+// arrive merges the partials with weights exp(m_s - M), writes the output and
+// sets the counter back to zero (the program zero-fills its buffers once, at
+// allocation, so every launch and graph replay starts from zero).
+// len is read from the device so a captured graph replays for every step.
+// Optionally (out_qs non-null) the output is also written in its int8 form
+// (blocks.h layout, quantize_block_warp), for a GEMV that reads it.
 #pragma once
 
 #include <type_traits>
 
 #include "common.cuh"
+#include "quantize.cuh"
 
 namespace lanec::kernels {
 
@@ -20,25 +30,54 @@ struct AttentionParams {
   const float* q;         // [n_head, head_dim]
   const void* k_cache;    // [n_kv_head, n_ctx, head_dim] f32 or f16
   const void* v_cache;    // same layout as k_cache
-  float* out;             // [n_head, head_dim]
+  float* out;             // [n_head, head_dim]; may be nullptr when out_qs is set
   float* part_acc;        // workspace [n_head, n_split, head_dim] (n_split > 1 only)
   float* part_ml;         // workspace [n_head, n_split, 2]: running max, sum (n_split > 1 only)
-  const int* pos;         // device int32: position of this token; len = pos + 1
+  int* done;              // workspace [n_head]: split blocks finished, at the group's first head;
+                          // zero between launches (n_split > 1 only)
+  int8_t* out_qs;         // optional int8 form of out: [n_head * head_dim]
+  float* out_d;           // its scales, [n_head * head_dim / 32]
+  const int* pos;         // device int32: position of this token; len = min(pos + 1, n_ctx)
   float scale;            // score scale, normally 1/sqrt(head_dim)
   int n_head;
   int n_kv_head;          // divides n_head
   int n_ctx;              // cache capacity (positions)
-  int n_split;            // context splits (grid.y), >= 1
+  int n_split;            // most context splits (grid.y), 1..kAttnMaxSplits
 };
 
-// Thread mapping: block (query head, split) of kAttnWarps warps. Warp w takes
-// keys t0 + kAttnKeys*w + [0, kAttnKeys), then jumps by kAttnWarps*kAttnKeys;
-// lane l holds q, v-accumulator elements
-// l + 32j (j < HeadDim/32), so each key row and value row is one coalesced
-// warp-wide read. Per key: one shuffle reduction for the score (kAttnKeys of
-// them in flight), then the online-softmax update in registers. Warps merge through shared memory.
+// Thread mapping: block (head group c, split s) of kAttnWarps warps; the
+// group is query heads [c*Group, (c+1)*Group). Warp w takes keys
+// t0 + Keys*w + [0, Keys), then jumps by kAttnWarps*Keys; lane l holds the
+// q and accumulator elements l + 32j (j < HeadDim/32) of every query head of
+// the group, so each key row and value row is one coalesced warp-wide read
+// that serves all Group heads. Per key and head: one shuffle reduction for
+// the score (Keys*Group of them in flight), then the online-softmax update in
+// registers. Warps merge through shared memory; the output writer maps thread
+// e to element e of the group's Group*HeadDim outputs (a warp = one int8 block).
 constexpr int kAttnWarps = 4;
-constexpr int kAttnKeys = 4;  // keys a warp scores per iteration
+constexpr int kAttnThreads = kAttnWarps * kWarpSize;
+constexpr int kAttnMinKeysPerSplit = 64;  // a split below this many keys costs more than it saves
+constexpr int kAttnMaxSplits = 64;
+constexpr int kAttnMaxGroup = 8;          // query heads a block serves
+constexpr int kAttnMaxGroupElems = 1024;  // Group * HeadDim: registers of q and the accumulators
+
+// Query heads one block serves for `gqa` = n_head / n_kv_head query heads a kv
+// head: the largest divisor of gqa within kAttnMaxGroup and Group * head_dim
+// <= kAttnMaxGroupElems (the planner mirrors this, lib/plan/size.cpp).
+__host__ __device__ constexpr int attention_heads_per_block(int gqa, int head_dim) {
+  for (int g = kAttnMaxGroup; g > 1; --g)
+    if (gqa % g == 0 && g * head_dim <= kAttnMaxGroupElems) return g;
+  return 1;
+}
+
+// Splits the kernel actually uses for `len` keys: no more than n_split and
+// at least kAttnMinKeysPerSplit keys a split (the last may have fewer than
+// that only when len is short of it: one split).
+__host__ __device__ inline int attention_effective_splits(int len, int n_split) {
+  const int by_keys = (len + kAttnMinKeysPerSplit - 1) / kAttnMinKeysPerSplit;
+  const int splits = n_split < by_keys ? n_split : by_keys;
+  return splits > 1 ? splits : 1;
+}
 
 template <typename T>
 __device__ __forceinline__ float load_cache(const T* p, size_t i) {
@@ -49,135 +88,198 @@ __device__ __forceinline__ float load_cache(const T* p, size_t i) {
   }
 }
 
-template <int HeadDim, CachePrecision C>
-__global__ void __launch_bounds__(kAttnWarps * kWarpSize) attention_kernel(const __grid_constant__ AttentionParams p) {
+// Writes one output element (the whole warp calls it together: the int8
+// form is quantized a warp-wide 32-element block at a time).
+__device__ __forceinline__ void attention_store(const AttentionParams& p, int i, float v) {
+  if (p.out != nullptr) p.out[i] = v;
+  if (p.out_qs != nullptr) {
+    const int block = i / kQ8Block;
+    quantize_block_warp(v, p.out_qs + block * kQ8Block, p.out_d + block, i % kQ8Block);
+  }
+}
+
+template <int HeadDim, CachePrecision C, int Group>
+__global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_constant__ AttentionParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
   static_assert(HeadDim % kWarpSize == 0 && HeadDim <= 256,
                 "head_dim must be a multiple of 32 and at most 256 (each lane holds head_dim/32 elements)");
+  static_assert(Group >= 1 && Group <= kAttnMaxGroup && Group * HeadDim <= kAttnMaxGroupElems,
+                "a block serves 1..8 query heads of at most 1024 elements together");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
   constexpr int kPer = HeadDim / kWarpSize;
-  __shared__ float sm_ml[kAttnWarps][2];
-  __shared__ float sm_acc[kAttnWarps][HeadDim];
+  constexpr int kKeys = Group >= 4 ? 2 : 4;  // keys a warp scores per iteration (registers: kKeys*Group scores)
+  constexpr int kElems = Group * HeadDim;
+  __shared__ float sm_ml[kAttnWarps][Group][2];
+  __shared__ float sm_acc[kAttnWarps][kElems];
+  __shared__ float sm_w[Group][kAttnMaxSplits];  // last block: split weights, then their sums
+  __shared__ float sm_l[Group][kAttnMaxSplits];
+  __shared__ bool sm_last;
 
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  const int h = blockIdx.x;
+  const int h0 = blockIdx.x * Group;  // first query head of the group
   const int split = blockIdx.y;
-  const int kv_head = h / (p.n_head / p.n_kv_head);
+  const int kv_head = h0 / (p.n_head / p.n_kv_head);
   const int len = min(*p.pos + 1, p.n_ctx);
-  const int per_split = (len + p.n_split - 1) / p.n_split;
-  const int t0 = split * per_split;
-  const int t1 = min(len, t0 + per_split);
+  const int eff = attention_effective_splits(len, p.n_split);
+  if (split >= eff) return;  // short context: this split has no keys (uniform over the block)
+  const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
+  const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
 
-  float q[kPer], acc[kPer];
+  float q[Group][kPer], acc[Group][kPer], m[Group], l[Group];
 #pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    q[j] = p.q[h * HeadDim + lane + kWarpSize * j] * p.scale;
-    acc[j] = 0.0f;
+  for (int g = 0; g < Group; ++g) {
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      q[g][j] = p.q[(h0 + g) * HeadDim + lane + kWarpSize * j] * p.scale;
+      acc[g][j] = 0.0f;
+    }
+    m[g] = -INFINITY;
+    l[g] = 0.0f;
   }
-  float m = -INFINITY, l = 0.0f;
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
-  // Warp w scores kAttnKeys consecutive keys per iteration: their row loads
-  // and shuffle reductions are independent, so they overlap instead of
-  // forming one long latency chain per key.
-  for (int t = t0 + warp * kAttnKeys; t < t1; t += kAttnWarps * kAttnKeys) {
-    float s[kAttnKeys];
-    float v[kAttnKeys][kPer];  // value rows loaded with the keys, before the scores are known
+  // Warp w scores kKeys consecutive keys per iteration: their row loads and
+  // shuffle reductions are independent, so they overlap instead of forming
+  // one long latency chain per key.
+  for (int t = t0 + warp * kKeys; t < t1; t += kAttnWarps * kKeys) {
+    float s[kKeys][Group];
+    float v[kKeys][kPer];  // value rows loaded with the keys, before the scores are known
 #pragma unroll
-    for (int i = 0; i < kAttnKeys; ++i) {
-      s[i] = 0.0f;
+    for (int i = 0; i < kKeys; ++i) {
+#pragma unroll
+      for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
       if (t + i < t1) {
         const size_t row = static_cast<size_t>(t + i) * HeadDim;
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
-          s[i] += q[j] * load_cache(k_head, row + lane + kWarpSize * j);
+          const float k = load_cache(k_head, row + lane + kWarpSize * j);
           v[i][j] = load_cache(v_head, row + lane + kWarpSize * j);
+#pragma unroll
+          for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k;
         }
       }
     }
 #pragma unroll
-    for (int i = 0; i < kAttnKeys; ++i) s[i] = warp_sum(s[i]);
-    float m_new = m;
+    for (int i = 0; i < kKeys; ++i)
 #pragma unroll
-    for (int i = 0; i < kAttnKeys; ++i)
-      if (t + i < t1) m_new = fmaxf(m_new, s[i]);
-    const float correction = expf(m - m_new);  // 0 on the first keys (m = -inf)
-    l *= correction;
+      for (int g = 0; g < Group; ++g) s[i][g] = warp_sum(s[i][g]);
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) acc[j] *= correction;
+    for (int g = 0; g < Group; ++g) {
+      float m_new = m[g];
 #pragma unroll
-    for (int i = 0; i < kAttnKeys; ++i) {
-      if (t + i >= t1) continue;
-      const float weight = expf(s[i] - m_new);
-      l += weight;
+      for (int i = 0; i < kKeys; ++i)
+        if (t + i < t1) m_new = fmaxf(m_new, s[i][g]);
+      const float correction = expf(m[g] - m_new);  // 0 on the first keys (m = -inf)
+      l[g] *= correction;
 #pragma unroll
-      for (int j = 0; j < kPer; ++j) acc[j] += weight * v[i][j];
+      for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
+#pragma unroll
+      for (int i = 0; i < kKeys; ++i) {
+        if (t + i >= t1) continue;
+        const float weight = expf(s[i][g] - m_new);
+        l[g] += weight;
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) acc[g][j] += weight * v[i][j];
+      }
+      m[g] = m_new;
     }
-    m = m_new;
   }
 
-  if (lane == 0) {
-    sm_ml[warp][0] = m;
-    sm_ml[warp][1] = l;
-  }
 #pragma unroll
-  for (int j = 0; j < kPer; ++j) sm_acc[warp][lane + kWarpSize * j] = acc[j];
+  for (int g = 0; g < Group; ++g) {
+    if (lane == 0) {
+      sm_ml[warp][g][0] = m[g];
+      sm_ml[warp][g][1] = l[g];
+    }
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + lane + kWarpSize * j] = acc[g][j];
+  }
   __syncthreads();
 
-  float m_all = -INFINITY;
-  for (int w = 0; w < kAttnWarps; ++w) m_all = fmaxf(m_all, sm_ml[w][0]);
-  float weights[kAttnWarps];
-  float l_all = 0.0f;
-  for (int w = 0; w < kAttnWarps; ++w) {
-    weights[w] = m_all == -INFINITY ? 0.0f : expf(sm_ml[w][0] - m_all);
-    l_all += weights[w] * sm_ml[w][1];
-  }
-  // Threads of the block now cover head_dim elements, one element a thread.
-  for (int d = threadIdx.x; d < HeadDim; d += blockDim.x) {
-    float a = 0.0f;
-    for (int w = 0; w < kAttnWarps; ++w) a += weights[w] * sm_acc[w][d];
-    if (p.n_split == 1) {
-      p.out[h * HeadDim + d] = a / l_all;
+  // Thread e of the block now takes output element e (+ kAttnThreads ...) of
+  // the group: head g = e / HeadDim, dimension d = e % HeadDim.
+  for (int e = threadIdx.x; e < kElems; e += kAttnThreads) {
+    const int g = e / HeadDim, d = e % HeadDim;
+    float m_all = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kAttnWarps; ++w) m_all = fmaxf(m_all, sm_ml[w][g][0]);
+    float a = 0.0f, l_all = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kAttnWarps; ++w) {
+      const float weight = sm_ml[w][g][0] == -INFINITY ? 0.0f : expf(sm_ml[w][g][0] - m_all);
+      l_all += weight * sm_ml[w][g][1];
+      a += weight * sm_acc[w][e];
+    }
+    const int h = h0 + g;
+    if (eff == 1) {
+      attention_store(p, h * HeadDim + d, a / l_all);
     } else {
       p.part_acc[(static_cast<size_t>(h) * p.n_split + split) * HeadDim + d] = a;
+      if (d == 0) {
+        p.part_ml[(h * p.n_split + split) * 2 + 0] = m_all;
+        p.part_ml[(h * p.n_split + split) * 2 + 1] = l_all;
+      }
     }
   }
-  if (p.n_split > 1 && threadIdx.x == 0) {
-    p.part_ml[(h * p.n_split + split) * 2 + 0] = m_all;
-    p.part_ml[(h * p.n_split + split) * 2 + 1] = l_all;
+  if (eff == 1) return;
+
+  // Every writer fences its own partials before the barrier, so they are
+  // visible device-wide before thread 0 counts this split as finished.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) sm_last = atomicAdd(p.done + h0, 1) == eff - 1;
+  __syncthreads();
+  if (!sm_last) return;
+  __threadfence();  // acquire side: the other splits' partials are visible below
+
+  // The last split merges: weights exp(m_s - M) per head and split (splits
+  // are never empty here: eff <= len), then the weighted partial sums.
+  // __ldcg reads L2, never a stale line of this SM's L1.
+  for (int i = threadIdx.x; i < Group * eff; i += kAttnThreads) {
+    const int g = i / eff, s = i % eff;
+    sm_w[g][s] = __ldcg(p.part_ml + ((h0 + g) * p.n_split + s) * 2 + 0);
+    sm_l[g][s] = __ldcg(p.part_ml + ((h0 + g) * p.n_split + s) * 2 + 1);
   }
+  __syncthreads();
+  if (threadIdx.x < Group) {
+    const int g = threadIdx.x;
+    float m_all = -INFINITY;
+    for (int s = 0; s < eff; ++s) m_all = fmaxf(m_all, sm_w[g][s]);
+    float den = 0.0f;
+    for (int s = 0; s < eff; ++s) {
+      const float w = sm_w[g][s] == -INFINITY ? 0.0f : expf(sm_w[g][s] - m_all);
+      sm_w[g][s] = w;
+      den += w * sm_l[g][s];
+    }
+    sm_l[g][0] = den;  // each thread rewrites only its own head's row
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < kElems; e += kAttnThreads) {
+    const int g = e / HeadDim, d = e % HeadDim;
+    const int h = h0 + g;
+    const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
+    float num = 0.0f;
+    for (int s = 0; s < eff; ++s) num += sm_w[g][s] * __ldcg(acc_h + static_cast<size_t>(s) * HeadDim);
+    attention_store(p, h * HeadDim + d, num / sm_l[g][0]);
+  }
+  if (threadIdx.x == 0) p.done[h0] = 0;  // ready for the next launch (graph replay)
 }
 
-// Thread mapping: one block per query head, one thread per head_dim element;
-// each thread walks the splits (n_split small) reading part_acc coalesced.
-template <int HeadDim>
-__global__ void __launch_bounds__(HeadDim) attention_combine_kernel(const __grid_constant__ AttentionParams p) {
-  pdl_wait();  // before any global memory access (see common.cuh)
-  const int h = blockIdx.x;
-  const int d = threadIdx.x;
-  const float* ml = p.part_ml + static_cast<size_t>(h) * p.n_split * 2;
-  float m_all = -INFINITY;
-  for (int s = 0; s < p.n_split; ++s) m_all = fmaxf(m_all, ml[2 * s]);
-  float num = 0.0f, den = 0.0f;
-  for (int s = 0; s < p.n_split; ++s) {
-    if (ml[2 * s] == -INFINITY) continue;  // empty split
-    const float w = expf(ml[2 * s] - m_all);
-    num += w * p.part_acc[(static_cast<size_t>(h) * p.n_split + s) * HeadDim + d];
-    den += w * ml[2 * s + 1];
-  }
-  p.out[h * HeadDim + d] = num / den;
-}
-
-template <int HeadDim, CachePrecision C>
+// Group: query heads a block serves, attention_heads_per_block(n_head /
+// n_kv_head, HeadDim) as the planner chooses it (any divisor of n_head /
+// n_kv_head within the limits works).
+template <int HeadDim, CachePrecision C, int Group>
 cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
-  if (p.n_head <= 0 || p.n_kv_head <= 0 || p.n_head % p.n_kv_head != 0 || p.n_ctx <= 0 || p.n_split < 1)
+  if (p.n_head <= 0 || p.n_kv_head <= 0 || p.n_head % p.n_kv_head != 0 || p.n_ctx <= 0 || p.n_split < 1 ||
+      p.n_split > kAttnMaxSplits)
     return invalid_launch();
-  if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr)) return invalid_launch();
-  const dim3 grid(static_cast<unsigned>(p.n_head), static_cast<unsigned>(p.n_split));
-  const cudaError_t err = launch_kernel(attention_kernel<HeadDim, C>, grid, kAttnWarps * kWarpSize, 0, stream, p);
-  if (err != cudaSuccess || p.n_split <= 1) return err;
-  return launch_kernel(attention_combine_kernel<HeadDim>, static_cast<unsigned>(p.n_head), HeadDim, 0, stream, p);
+  if ((p.n_head / p.n_kv_head) % Group != 0) return invalid_launch();
+  if (p.out == nullptr && p.out_qs == nullptr) return invalid_launch();
+  if ((p.out_qs == nullptr) != (p.out_d == nullptr)) return invalid_launch();
+  if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr || p.done == nullptr)) return invalid_launch();
+  const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
+  return launch_kernel(attention_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -13,6 +13,6 @@
 #include "gemv.cuh"         // launch_gemv: y = W x, parts / SwiGLU / bias / residual
 #include "rope.cuh"         // launch_rope: RoPE (+ per-head RMS norm), Q and K parts
 #include "kv_cache.cuh"     // launch_kv_write: K/V rows into the caches
-#include "attention.cuh"    // launch_attention: split-K decode attention + combine
+#include "attention.cuh"    // launch_attention: split-K decode attention, merged in-kernel
 #include "elementwise.cuh"  // launch_elementwise: SwiGLU, add
 #include "argmax.cuh"       // launch_argmax: greedy token + device decode-state advance

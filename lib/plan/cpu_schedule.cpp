@@ -335,7 +335,7 @@ void CpuScheduleExecutor::run(const AttentionLaunch& l) {
   const float* q = f32_in(l.q, l.n_head * hd);
   const std::vector<float>& kc = storage_.at(l.k_cache).f32;
   const std::vector<float>& vc = storage_.at(l.v_cache).f32;
-  float* out = f32(l.out, l.n_head * hd);
+  std::vector<float> out(static_cast<size_t>(l.n_head * hd));
   const int64_t group = l.n_head / l.n_kv_head;
   std::vector<double> score(static_cast<size_t>(len));
   for (int64_t h = 0; h < l.n_head; ++h) {
@@ -354,8 +354,13 @@ void CpuScheduleExecutor::run(const AttentionLaunch& l) {
       double acc = 0.0;
       for (int64_t t = 0; t < len; ++t)
         acc += score[static_cast<size_t>(t)] * vc[static_cast<size_t>((kvh * l.n_ctx + t) * hd + d)];
-      out[h * hd + d] = static_cast<float>(acc / sum);
+      out[static_cast<size_t>(h * hd + d)] = static_cast<float>(acc / sum);
     }
+  }
+  if (!l.out.empty()) std::copy(out.begin(), out.end(), f32(l.out, l.n_head * hd));
+  if (!l.out_q8.empty()) {  // the launch writes the int8 form too: the quantize launch's math
+    Storage& qv = q8(l.out_q8);
+    quantize_q8_blocks(out.data(), l.n_head * hd, qv.qs.data(), qv.qd.data());
   }
 }
 

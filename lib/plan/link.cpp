@@ -483,10 +483,13 @@ struct ParamText {
   void operator()(const AttentionLaunch& l) {
     s = "n_head=" + std::to_string(l.n_head) + " n_kv_head=" + std::to_string(l.n_kv_head) +
         " head_dim=" + std::to_string(l.head_dim) + " n_ctx=" + std::to_string(l.n_ctx) +
-        " n_split=" + std::to_string(l.n_split);
+        " n_split=" + std::to_string(l.n_split) + " heads_per_block=" + std::to_string(l.heads_per_block) +
+        (l.out_q8.empty() ? "" : " +int8") + (l.out.empty() ? " int8-only" : "");
   }
   void operator()(const ElementwiseLaunch& l) { s = "n=" + std::to_string(l.n); }
-  void operator()(const ArgmaxLaunch& l) { s = "n_vocab=" + std::to_string(l.n_vocab); }
+  void operator()(const ArgmaxLaunch& l) {
+    s = "n_vocab=" + std::to_string(l.n_vocab) + " n_blocks=" + std::to_string(l.n_blocks);
+  }
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ enum class LaunchKind : uint8_t {
   gemv,       // gemv.cuh       y = W x: 1..4 parts, bias/residual epilogues, SwiGLU pair
   rope,       // rope.cuh       RoPE in place, 1..2 parts, optional per-head RMS norm
   kv_write,   // kv_cache.cuh   this step's K and/or V rows into the caches
-  attention,  // attention.cuh  split-K decode attention (+ combine when n_split > 1)
+  attention,  // attention.cuh  split-K decode attention, splits merged by the last split block
   swiglu,     // elementwise.cuh  out = silu(a) * b
   add,        // elementwise.cuh  out = a + b
   argmax,     // argmax.cuh     greedy token + advance of token and position on the device
@@ -143,16 +143,19 @@ struct KvWriteLaunch {
 struct AttentionLaunch {
   std::string q;               // f32 [n_head, head_dim]
   std::string k_cache, v_cache;
-  std::string out;             // f32 [n_head, head_dim]
+  std::string out;             // f32 [n_head, head_dim]; empty when only out_q8 is read
+  std::string out_q8;          // its int8 form, written by the launch (activations: int8)
   std::string pos;
   std::string part_acc;        // workspace [n_head, n_split, head_dim] (n_split > 1)
   std::string part_ml;         // workspace [n_head, n_split, 2] (n_split > 1)
+  std::string done;            // workspace i32 [n_head]: split counters, zero between launches (n_split > 1)
   double scale = 1.0;
   int64_t n_head = 0;
   int64_t n_kv_head = 0;
   int64_t head_dim = 0;
   int64_t n_ctx = 0;
-  int n_split = 1;             // context splits, from the SM count
+  int n_split = 1;             // most context splits, from the SM count (the kernel uses fewer for short contexts)
+  int heads_per_block = 1;     // query heads sharing a kv head that one block serves
 };
 
 struct ElementwiseLaunch {     // swiglu (a = gate, b = up) and add
@@ -166,6 +169,10 @@ struct ArgmaxLaunch {
   std::string token;           // param buffer advanced on the device
   std::string pos;             // param buffer advanced on the device
   int64_t n_vocab = 0;
+  int n_blocks = 1;            // blocks over the logits, from the SM count (size stage)
+  std::string block_value;     // workspace f32 [n_blocks]: each block's winner (n_blocks > 1)
+  std::string block_index;     // workspace i32 [n_blocks]
+  std::string done;            // workspace i32 [1]: blocks finished; zero between launches
 };
 
 using LaunchParams = std::variant<EmbedLaunch, RmsNormLaunch, QuantizeLaunch, GemvLaunch,
@@ -192,7 +199,7 @@ enum class BufferRole : uint8_t {
   state,       // carried across steps (KV caches), zero-filled at start
   weight,      // a GGUF tensor, uploaded as is (format = its ggml type)
   activation,  // computed within the step
-  workspace,   // scratch of one launch (attention splits)
+  workspace,   // scratch of one launch (attention splits, argmax block winners), zero-filled at start
 };
 const char* buffer_role_name(BufferRole role);
 

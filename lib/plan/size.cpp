@@ -14,8 +14,11 @@ namespace {
 constexpr int64_t kQ8Block = 32;
 constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
-constexpr int64_t kKeysPerSplit = 64; // a split below this many keys costs more than it saves
-constexpr int kMaxAttnSplits = 64;
+constexpr int64_t kKeysPerSplit = 64; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
+constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
+constexpr int64_t kAttnMaxGroup = 8;       // kernels/attention.cuh
+constexpr int64_t kAttnMaxGroupElems = 1024;
+constexpr int64_t kArgmaxMinPerBlock = 1024;  // kernels/argmax.cuh: 256 threads x one float4
 
 int64_t chunk_elems(GgmlType format) {
   switch (format) {
@@ -101,11 +104,13 @@ class Sizer {
     return false;
   }
 
-  // The norm that makes `tensor` need not store its f32 form when only the
-  // int8 form is read.
-  static void drop_f32_norm_output(std::vector<Launch>& launches, const std::string& tensor) {
+  // The launch that makes `tensor` and its int8 form need not store the f32
+  // form when only the int8 form is read (a SwiGLU GEMV keeps it: its tail
+  // reads it back).
+  static void drop_f32_output(std::vector<Launch>& launches, const std::string& tensor) {
     for (Launch& l : launches) {
       if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) norm->out.clear();
+      if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) attn->out.clear();
       if (auto* g = std::get_if<GemvLaunch>(&l.params); g && g->norm_out == tensor) g->norm_out.clear();
     }
   }
@@ -130,10 +135,17 @@ class Sizer {
           norm->out_q8 = q8;
           fused = true;
         }
+        // The attention output too: its launch quantizes as it writes.
+        for (Launch& l : launches) {
+          auto* attn = std::get_if<AttentionLaunch>(&l.params);
+          if (!attn || attn->out != tensor) continue;
+          attn->out_q8 = q8;
+          fused = true;
+        }
         if (!fused) fused = gemv_writes_int8_form(launches, tensor, q8);
       }
       if (fused) {
-        if (!f32_form_read(launches, tensor)) drop_f32_norm_output(launches, tensor);
+        if (!f32_form_read(launches, tensor)) drop_f32_output(launches, tensor);
         continue;
       }
       // A quantize launch just before the first GEMV reading the int8 form.
@@ -170,17 +182,41 @@ class Sizer {
       }
       p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
-      int64_t smem = attention_smem_bytes(a->head_dim);
+      a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
+      int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);
       if (smem > static_cast<int64_t>(knobs_.chip.smem_kib_per_block) * 1024)
         throw Error("no kernel for " + l.name + ": attention needs " + std::to_string(smem) +
                     " bytes of shared memory a block, the chip " + knobs_.chip.name + " allows " +
                     std::to_string(knobs_.chip.smem_kib_per_block) + " KiB (" + knobs_.source + ")");
-      a->n_split = choose_attention_splits(a->n_head, a->n_ctx, knobs_.chip.sms);
+      a->n_split = choose_attention_splits(a->n_head / a->heads_per_block, a->n_ctx, knobs_.chip.sms);
       if (a->n_split > 1) {
-        a->part_acc = a->out + ".split_acc";
-        a->part_ml = a->out + ".split_ml";
+        // Named after the output tensor (its f32 form may be unplanned: int8 only).
+        const std::string stem = a->out.empty() ? strip_q8(a->out_q8) : a->out;
+        LANEC_ASSERT(!stem.empty(), "attention " + l.name + " writes no output");
+        a->part_acc = stem + ".split_acc";
+        a->part_ml = stem + ".split_ml";
+        a->done = stem + ".split_done";
+      }
+    } else if (auto* am = std::get_if<ArgmaxLaunch>(&l.params)) {
+      am->n_blocks = choose_argmax_blocks(am->n_vocab, knobs_.chip.sms);
+      if (am->n_blocks > 1) {
+        am->block_value = am->out + ".block_value";
+        am->block_index = am->out + ".block_index";
+        am->done = am->out + ".done";
       }
     }
+  }
+
+  static Buffer workspace(const std::string& name, GgmlType type, std::vector<int64_t> shape) {
+    Buffer b;
+    b.name = name;
+    b.role = BufferRole::workspace;
+    b.type = type;
+    b.elements = 1;
+    for (int64_t d : shape) b.elements *= d;
+    b.shape = std::move(shape);
+    b.bytes = static_cast<uint64_t>(b.elements) * 4;
+    return b;
   }
 
   Buffer tensor_buffer(const std::string& name) const {
@@ -275,26 +311,17 @@ class Sizer {
         ml.bytes = static_cast<uint64_t>(ml.elements) * 4;
         workspaces[acc.name] = acc;
         workspaces[ml.name] = ml;
+        workspaces[a->done] = workspace(a->done, GgmlType::I32, {a->n_head});
       }
-      if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !g->y_q8_count.empty()) {
-        Buffer count;
-        count.name = g->y_q8_count;
-        count.role = BufferRole::workspace;
-        count.type = GgmlType::I32;
-        count.shape = {g->parts[0].rows / kQ8Block};
-        count.elements = count.shape[0];
-        count.bytes = static_cast<uint64_t>(count.elements) * 4;
-        workspaces[count.name] = count;
+      if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && am->n_blocks > 1) {
+        workspaces[am->block_value] = workspace(am->block_value, GgmlType::F32, {am->n_blocks});
+        workspaces[am->block_index] = workspace(am->block_index, GgmlType::I32, {am->n_blocks});
+        workspaces[am->done] = workspace(am->done, GgmlType::I32, {1});
       }
-      if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !g->norm_count.empty()) {
-        Buffer count;
-        count.name = g->norm_count;
-        count.role = BufferRole::workspace;
-        count.type = GgmlType::I32;
-        count.shape = {1};
-        count.elements = 1;
-        count.bytes = 4;
-        workspaces[count.name] = count;
+      if (const auto* g = std::get_if<GemvLaunch>(&l.params)) {
+        if (!g->y_q8_count.empty())
+          workspaces[g->y_q8_count] = workspace(g->y_q8_count, GgmlType::I32, {g->parts[0].rows / kQ8Block});
+        if (!g->norm_count.empty()) workspaces[g->norm_count] = workspace(g->norm_count, GgmlType::I32, {1});
       }
     }
     for (TensorId t : g_.outputs()) names.insert(g_.tensor(t).name);
@@ -355,20 +382,40 @@ int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType for
   return split;
 }
 
-int choose_attention_splits(int64_t n_head, int64_t n_ctx, int sms) {
-  // Measured on an H200 (docs/kernels.md): about 16 splits up to 4k cache
-  // rows and 64 beyond, and at least enough that heads x splits cover the
-  // SMs twice; each split at least kKeysPerSplit rows of the full cache.
+int choose_attention_splits(int64_t blocks_per_split, int64_t n_ctx, int sms) {
+  // The most splits the kernel may use (it takes fewer for short contexts:
+  // at least kKeysPerSplit keys each). About 16 up to 4k cache rows and 64
+  // beyond, and at least enough that blocks x splits cover the SMs twice at
+  // full length; each split at least kKeysPerSplit rows of the full cache.
   const int64_t by_length = n_ctx <= 4096 ? 16 : 64;
-  const int64_t cover = (2 * static_cast<int64_t>(sms) + n_head - 1) / n_head;
+  const int64_t cover = (2 * static_cast<int64_t>(sms) + blocks_per_split - 1) / blocks_per_split;
   const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
   return static_cast<int>(
       std::clamp<int64_t>(std::min(std::max(by_length, cover), by_keys), 1, kMaxAttnSplits));
 }
 
-int64_t attention_smem_bytes(int64_t head_dim) {
-  // sm_acc[kAttnWarps][head_dim] floats plus the per-warp max and sum.
-  return kAttnWarps * head_dim * 4 + 2 * kAttnWarps * 4;
+int attention_heads_per_block(int64_t gqa, int64_t head_dim) {
+  // The largest divisor of the GQA ratio within kAttnMaxGroup heads and
+  // kAttnMaxGroupElems elements (registers of q and the accumulators);
+  // kernels/attention.cuh attention_heads_per_block is the same rule.
+  for (int64_t g = kAttnMaxGroup; g > 1; --g)
+    if (gqa % g == 0 && g * head_dim <= kAttnMaxGroupElems) return static_cast<int>(g);
+  return 1;
+}
+
+int choose_argmax_blocks(int64_t n_vocab, int sms) {
+  // One block per SM at most (one wave; the last block's reduction of the
+  // winners grows with the count), and no block with fewer than
+  // kArgmaxMinPerBlock logits (one float4 a thread) while more than one runs.
+  const int64_t by_vocab = (n_vocab + kArgmaxMinPerBlock - 1) / kArgmaxMinPerBlock;
+  return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_vocab, sms), 1, std::max<int64_t>(1, n_vocab)));
+}
+
+int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
+  // sm_acc[kAttnWarps][heads x head_dim] and sm_ml[kAttnWarps][heads][2]
+  // floats, the merge's sm_w/sm_l[heads][kMaxAttnSplits] floats, one flag.
+  return kAttnWarps * heads_per_block * head_dim * 4 + kAttnWarps * heads_per_block * 2 * 4 +
+         2 * heads_per_block * kMaxAttnSplits * 4 + 1;
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

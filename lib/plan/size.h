@@ -2,17 +2,19 @@
 // forms, per-launch parameters chosen from the chip, and the buffers.
 //
 //  - int8 forms: a GEMV over q8_0 weights reads "<x>.q8" when the knobs ask
-//    for int8 activations. With activations=int8 the rms_norm that makes x
-//    writes the int8 form itself (and its f32 form only if something else
-//    reads it); otherwise a quantize launch runs just before the first GEMV
+//    for int8 activations. With activations=int8 the rms_norm or attention
+//    that makes x writes the int8 form itself (and its f32 form only if
+//    something else reads it); otherwise a quantize launch runs just before the first GEMV
 //    that reads it. With two-pass-int8 every int8 form comes from a quantize
 //    launch (the second pass over a finished f32 vector).
 //  - parameters: GEMV rows a warp (rule rows_a_warp) and split_k, attention
-//    context splits from the SM count, and the attention smem check against
-//    smem_kib_per_block.
+//    context splits from the SM count, the argmax grid (blocks over the
+//    logits), and the attention smem check against smem_kib_per_block.
 //  - buffers: one per tensor the launches touch, views where link placed a
 //    tensor inside another, head-major KV caches in the cache precision,
-//    workspaces for split attention; sorted by name.
+//    workspaces for split attention and for the argmax block winners and
+//    counter (zero-filled at start; the kernel leaves the counter zero);
+//    sorted by name.
 #pragma once
 
 #include <vector>
@@ -34,9 +36,16 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);
-int choose_attention_splits(int64_t n_head, int64_t n_ctx, int sms);
+// Most context splits of an attention whose split has `blocks_per_split`
+// blocks (n_head / heads_per_block).
+int choose_attention_splits(int64_t blocks_per_split, int64_t n_ctx, int sms);
+// Query heads one attention block serves: the largest divisor of the GQA
+// ratio n_head / n_kv_head of at most 8 heads and 1024 elements.
+int attention_heads_per_block(int64_t gqa, int64_t head_dim);
+// Blocks of the argmax kernel: min(sms, ceil(n_vocab / 1024)), at least 1.
+int choose_argmax_blocks(int64_t n_vocab, int sms);
 // Static shared memory of one attention block (kernels/attention.cuh).
-int64_t attention_smem_bytes(int64_t head_dim);
+int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block);
 
 // Buffers as text (one a line) for --dump-after size and later stages.
 std::string print_buffers(const std::vector<Buffer>& buffers);

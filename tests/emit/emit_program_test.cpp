@@ -64,7 +64,7 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
   }
   CHECK(text.find("[head_norm_rope, rope_parts]") != std::string::npos);
   CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>") != std::string::npos);
-  CHECK(text.find("launch_attention<32, CachePrecision::f16>") != std::string::npos);
+  CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
   CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
 }

@@ -707,11 +707,16 @@ void sweep_kv_write() {
 
 // ---- attention -------------------------------------------------------------------
 
-template <int HeadDim, CachePrecision C>
-void sweep_attention_case(int n_head, int n_kv_head, int len, int n_split) {
-  const int n_ctx = 4160;
+// One attention shape: two launches in a row on the same workspace (as two
+// graph replays), at lengths len and len2, each compared with the reference;
+// then the split counters must be back at zero. Int8: the launch also writes
+// the int8 form of the output (compared with the reference quantization).
+template <int HeadDim, CachePrecision C, int Group>
+void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_split, bool int8) {
+  const int n_ctx = std::max(len, len2) + 64;
   const size_t cache_n = static_cast<size_t>(n_kv_head) * n_ctx * HeadDim;
-  const auto q = random_floats(static_cast<size_t>(n_head) * HeadDim, -3.0f, 3.0f);
+  const size_t out_n = static_cast<size_t>(n_head) * HeadDim;
+  const auto q = random_floats(out_n, -3.0f, 3.0f);
   auto kf = random_floats(cache_n, -1.0f, 1.0f), vf = random_floats(cache_n, -1.0f, 1.0f);
   std::vector<uint16_t> kh, vh;
   if (C == CachePrecision::f16) {
@@ -724,12 +729,14 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int n_split) {
       vf[i] = ref::f16_to_f32(vh[i]);
     }
   }
-  DeviceBuffer<float> d_q(q), out(q.size());
+  DeviceBuffer<float> d_q(q), out(out_n), out_d(out_n / kQ8Block);
+  DeviceBuffer<int8_t> out_qs(out_n);
   DeviceBuffer<float> d_kf(C == CachePrecision::f32 ? kf : std::vector<float>{});
   DeviceBuffer<float> d_vf(C == CachePrecision::f32 ? vf : std::vector<float>{});
   DeviceBuffer<uint16_t> d_kh(kh), d_vh(vh);
   DeviceBuffer<float> part_acc(static_cast<size_t>(n_head) * n_split * HeadDim);
   DeviceBuffer<float> part_ml(static_cast<size_t>(n_head) * n_split * 2);
+  DeviceBuffer<int> done(std::vector<int>(static_cast<size_t>(n_head), 0));  // zero-filled, as the program's buffers
   DeviceBuffer<int> d_pos(std::vector<int>{len - 1});
   AttentionParams p{};
   p.q = d_q.get();
@@ -738,44 +745,108 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int n_split) {
   p.out = out.get();
   p.part_acc = part_acc.get();
   p.part_ml = part_ml.get();
+  p.done = done.get();
+  if (int8) {
+    p.out_qs = out_qs.get();
+    p.out_d = out_d.get();
+  }
   p.pos = d_pos.get();
   p.scale = 1.0f / std::sqrt(static_cast<float>(HeadDim));
   p.n_head = n_head;
   p.n_kv_head = n_kv_head;
   p.n_ctx = n_ctx;
   p.n_split = n_split;
-  expect_ok("attention", launch_attention<HeadDim, C>(p, nullptr));
-  const auto ref = ref::attention(q, kf, vf, n_head, n_kv_head, HeadDim, n_ctx, len, p.scale);
-  check(fmt("attention %s head_dim=%d heads=%d/%d len=%d splits=%d", C == CachePrecision::f32 ? "f32" : "f16",
-            HeadDim, n_head, n_kv_head, len, n_split),
-        out.download(), ref, 2e-6, 1e-4);
+  for (int l : {len, len2}) {
+    d_pos.upload(std::vector<int>{l - 1});
+    expect_ok("attention", launch_attention<HeadDim, C, Group>(p, nullptr));
+    const auto ref = ref::attention(q, kf, vf, n_head, n_kv_head, HeadDim, n_ctx, l, p.scale);
+    const std::string tag = fmt("attention %s hd=%d heads=%d/%d group=%d len=%d splits=%d(%d)%s",
+                                C == CachePrecision::f32 ? "f32" : "f16", HeadDim, n_head, n_kv_head, Group, l,
+                                n_split, attention_effective_splits(l, n_split), int8 ? " +int8" : "");
+    const auto got = out.download();
+    check(tag, got, ref, 2e-6, 1e-4);
+    if (int8) {
+      // Quantized from the kernel's own f32 output: the same bits as a quantize launch would give.
+      std::vector<int8_t> qs_ref(out_n);
+      std::vector<float> d_ref(out_n / kQ8Block);
+      ref::quantize_q8(got.data(), static_cast<int>(out_n), qs_ref.data(), d_ref.data());
+      // Same arithmetic as the reference quantization (IEEE division): exact.
+      check(tag + " d", out_d.download(), d_ref, 0.0, 0.0);
+      check(tag + " qs", to_float(out_qs.download()), to_float(qs_ref), 0.0, 0.0);
+    }
+  }
+  if (int8) {
+    // The int8 form alone (out = nullptr, as the planner emits it): the same
+    // bits again at the last length (the merge order is fixed).
+    const auto qs_before = to_float(out_qs.download());
+    const auto d_before = out_d.download();
+    p.out = nullptr;
+    expect_ok("attention int8 only", launch_attention<HeadDim, C, Group>(p, nullptr));
+    const std::string tag = fmt("attention hd=%d heads=%d/%d len=%d splits=%d int8 only", HeadDim, n_head,
+                                n_kv_head, len2, n_split);
+    check(tag + " d", out_d.download(), d_before, 0.0, 0.0);
+    check(tag + " qs", to_float(out_qs.download()), qs_before, 0.0, 0.0);
+  }
+  check(fmt("attention hd=%d heads=%d/%d splits=%d counters back at zero", HeadDim, n_head, n_kv_head, n_split),
+        to_float(done.download()), std::vector<float>(static_cast<size_t>(n_head), 0.0f), 0.0, 0.0);
+}
+
+// GQA ratio R (n_kv_head = 2, n_head = 2R), each with the planner's heads a block.
+template <int HeadDim, CachePrecision C, int R>
+void sweep_attention_ratio() {
+  constexpr int kGroup = attention_heads_per_block(R, HeadDim);
+  const int lens[] = {1, 2, 63, 64, 65, 1000, 4096};
+  const int splits[] = {1, 2, 5, 32};
+  for (int i = 0; i < 7; ++i) {
+    const int len = lens[i], len2 = lens[(i + 3) % 7];  // a second launch at another length
+    for (int n_split : splits) sweep_attention_case<HeadDim, C, kGroup>(2 * R, 2, len, len2, n_split, false);
+  }
 }
 
 template <int HeadDim, CachePrecision C>
 void sweep_attention_dim() {
-  for (auto [nh, nkv] : {std::pair{8, 8}, std::pair{16, 4}, std::pair{14, 2}}) {
-    for (int len : {1, 33, 777, 4096}) {
-      for (int splits : {1, 4, 32}) sweep_attention_case<HeadDim, C>(nh, nkv, len, splits);
-    }
-  }
+  sweep_attention_ratio<HeadDim, C, 1>();
+  sweep_attention_ratio<HeadDim, C, 2>();
+  sweep_attention_ratio<HeadDim, C, 4>();
+  sweep_attention_ratio<HeadDim, C, 8>();
 }
 
 void sweep_attention() {
+  sweep_attention_dim<32, CachePrecision::f32>();
+  sweep_attention_dim<32, CachePrecision::f16>();
   sweep_attention_dim<64, CachePrecision::f32>();
   sweep_attention_dim<64, CachePrecision::f16>();
   sweep_attention_dim<128, CachePrecision::f32>();
   sweep_attention_dim<128, CachePrecision::f16>();
   sweep_attention_dim<256, CachePrecision::f32>();
   sweep_attention_dim<256, CachePrecision::f16>();
+  // Qwen3-0.6B's shape (16/8 heads, 128) at a long context, and a block serving fewer heads than the ratio.
+  sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4096, 17, 33, false);
+  sweep_attention_case<64, CachePrecision::f32, 2>(16, 2, 1000, 65, 16, false);
+  // The int8 output form, with one split and with merged splits.
+  for (int len : {1, 65, 1000})
+    for (int n_split : {1, 16}) {
+      sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, len, 4096, n_split, true);
+      sweep_attention_case<64, CachePrecision::f32, 4>(8, 2, len, 2, n_split, true);
+    }
   AttentionParams p{};
+  float dummy = 0.0f;
+  p.out = &dummy;
   p.n_head = 14;
   p.n_kv_head = 4;
   p.n_ctx = 16;
   p.n_split = 1;
-  expect_refused("attention n_head % n_kv_head != 0", launch_attention<64, CachePrecision::f32>(p, nullptr));
+  expect_refused("attention n_head % n_kv_head != 0", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
   p.n_kv_head = 2;
   p.n_split = 2;
-  expect_refused("attention splits without workspace", launch_attention<64, CachePrecision::f32>(p, nullptr));
+  expect_refused("attention splits without workspace", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
+  p.n_split = 1;
+  expect_refused("attention group not dividing the ratio", launch_attention<64, CachePrecision::f32, 2>(p, nullptr));
+  p.n_split = kAttnMaxSplits + 1;
+  expect_refused("attention too many splits", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
+  p.n_split = 1;
+  p.out = nullptr;
+  expect_refused("attention without an output", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
 }
 
 // ---- elementwise / argmax -------------------------------------------------------
@@ -795,30 +866,109 @@ void sweep_elementwise() {
   }
 }
 
-void sweep_argmax() {
-  for (int n_vocab : {1, 1000, 32000, 151936}) {
-    auto logits = random_floats(static_cast<size_t>(n_vocab), -10.0f, 10.0f);
-    // Plant a tie for the maximum: the lower index must win.
-    const int hi = random_int(0, n_vocab - 1), lo = random_int(0, hi);
-    logits[hi] = logits[lo] = 11.0f;
-    const int want = ref::argmax(logits);
-    const int pos0 = random_int(0, 1000), count0 = 5, cap = 4;
-    DeviceBuffer<float> d_logits(logits);
-    DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
-        count(std::vector<int>{count0});
-    ArgmaxParams p{d_logits.get(), token.get(), pos.get(), ring.get(), count.get(), n_vocab, cap};
-    // Two steps in a row, as two graph replays would run them.
-    expect_ok("argmax", launch_argmax(p, nullptr));
-    expect_ok("argmax", launch_argmax(p, nullptr));
-    std::vector<int> ring_ref(cap, -1);
-    ring_ref[count0 % cap] = want;
-    ring_ref[(count0 + 1) % cap] = want;
-    const std::string tag = fmt("argmax n_vocab=%d (tie at %d and %d)", n_vocab, lo, hi);
-    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
-    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + 2)}, 0.0, 0.0);
-    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
-    check(tag + " ring_count", to_float(count.download()), {static_cast<float>(count0 + 2)}, 0.0, 0.0);
+// Lowest index of the largest non-NaN value; 0 when every value is NaN (the
+// kernel's rule: NaN never wins, all -inf picks index 0 by the tie rule).
+int argmax_skipping_nan(const std::vector<float>& v) {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(v.size()); ++i)
+    if (!std::isnan(v[i]) && (best < 0 || v[i] > v[best])) best = i;
+  return best < 0 ? 0 : best;
+}
+
+enum class ArgmaxData { ties, nan, all_neg_inf, all_nan };
+
+std::vector<float> argmax_logits(int n_vocab, ArgmaxData kind) {
+  const size_t n = static_cast<size_t>(n_vocab);
+  if (kind == ArgmaxData::all_neg_inf) return std::vector<float>(n, -INFINITY);
+  if (kind == ArgmaxData::all_nan) return std::vector<float>(n, NAN);
+  auto logits = random_floats(n, -10.0f, 10.0f);
+  // Plant a tie for the maximum: the lower index must win.
+  const int hi = random_int(0, n_vocab - 1), lo = random_int(0, hi);
+  logits[static_cast<size_t>(hi)] = logits[static_cast<size_t>(lo)] = 11.0f;
+  if (kind == ArgmaxData::nan) {
+    // NaNs, including at index 0 and next to the maximum; they never win.
+    for (int i = 0; i < std::max(1, n_vocab / 100); ++i) logits[static_cast<size_t>(random_int(0, n_vocab - 1))] = NAN;
+    logits[0] = NAN;
+    if (lo > 0) logits[static_cast<size_t>(lo - 1)] = NAN;
   }
+  return logits;
+}
+
+const char* argmax_data_name(ArgmaxData kind) {
+  switch (kind) {
+    case ArgmaxData::ties: return "ties";
+    case ArgmaxData::nan: return "NaN";
+    case ArgmaxData::all_neg_inf: return "all -inf";
+    case ArgmaxData::all_nan: return "all NaN";
+  }
+  return "?";
+}
+
+// Two launches in a row on one workspace (as two graph replays), the second
+// over new logits; token, position, ring and counter checked after each.
+// `offset` shifts the logits off 16-byte alignment (the scalar path).
+void sweep_argmax_case(int n_vocab, int n_blocks, ArgmaxData kind, int offset) {
+  const int pos0 = random_int(0, 1000), count0 = 5, cap = 4;
+  DeviceBuffer<float> d_logits(static_cast<size_t>(n_vocab + offset));
+  DeviceBuffer<float> block_value(static_cast<size_t>(n_blocks));
+  DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
+      count(std::vector<int>{count0}), block_index(static_cast<size_t>(n_blocks)), done(std::vector<int>{0});
+  ArgmaxParams p{};
+  p.logits = d_logits.get() + offset;
+  p.token = token.get();
+  p.pos = pos.get();
+  p.ring = ring.get();
+  p.ring_count = count.get();
+  p.n_vocab = n_vocab;
+  p.ring_capacity = cap;
+  p.n_blocks = n_blocks;
+  p.block_value = block_value.get();
+  p.block_index = block_index.get();
+  p.done = done.get();
+  std::vector<int> ring_ref(cap, -1);
+  for (int step = 0; step < 2; ++step) {
+    auto logits = argmax_logits(n_vocab, step == 0 ? kind : ArgmaxData::ties);
+    std::vector<float> padded(static_cast<size_t>(offset), 99.0f);  // before the logits: never read
+    padded.insert(padded.end(), logits.begin(), logits.end());
+    d_logits.upload(padded);
+    expect_ok("argmax", launch_argmax(p, nullptr));
+    const int want = argmax_skipping_nan(logits);
+    ring_ref[static_cast<size_t>((count0 + step) % cap)] = want;
+    const std::string tag = fmt("argmax n_vocab=%d blocks=%d %s%s launch %d", n_vocab, n_blocks,
+                                argmax_data_name(step == 0 ? kind : ArgmaxData::ties), offset ? " unaligned" : "",
+                                step + 1);
+    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
+    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + step + 1)}, 0.0, 0.0);
+    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
+    check(tag + " ring_count", to_float(count.download()), {static_cast<float>(count0 + step + 1)}, 0.0, 0.0);
+    check(tag + " counter", to_float(done.download()), {0.0f}, 0.0, 0.0);
+  }
+}
+
+void sweep_argmax(int sms) {
+  for (int n_vocab : {1, 31, 1000, 151936, 262144}) {
+    // The planner's grid (lib/plan/size.cpp choose_argmax_blocks), one block, and odd counts.
+    const int planned = std::max(1, std::min(sms, ceil_div(n_vocab, kArgmaxMinPerBlock)));
+    std::vector<int> grids = {planned, 1, std::min(n_vocab, 7), std::min(n_vocab, 132)};
+    std::sort(grids.begin(), grids.end());
+    grids.erase(std::unique(grids.begin(), grids.end()), grids.end());
+    for (int n_blocks : grids)
+      for (ArgmaxData kind : {ArgmaxData::ties, ArgmaxData::nan, ArgmaxData::all_neg_inf, ArgmaxData::all_nan})
+        sweep_argmax_case(n_vocab, n_blocks, kind, 0);
+    sweep_argmax_case(n_vocab, planned, ArgmaxData::ties, 1);
+    sweep_argmax_case(n_vocab, planned, ArgmaxData::nan, 3);
+  }
+  ArgmaxParams p{};
+  float logit = 0.0f;
+  int slot = 0;
+  p.logits = &logit;
+  p.token = p.pos = p.ring = p.ring_count = &slot;
+  p.n_vocab = 1000;
+  p.ring_capacity = 4;
+  p.n_blocks = 4;
+  expect_refused("argmax blocks without workspace", launch_argmax(p, nullptr));
+  p.n_blocks = 0;
+  expect_refused("argmax zero blocks", launch_argmax(p, nullptr));
 }
 
 }  // namespace
@@ -845,7 +995,7 @@ int main(int argc, char** argv) {
   sweep_kv_write();
   sweep_attention();
   sweep_elementwise();
-  sweep_argmax();
+  sweep_argmax(prop.multiProcessorCount);
 
   std::printf("%d passed, %d failed (seed %llu)\n", g_passed, g_failed, static_cast<unsigned long long>(seed));
   return g_failed == 0 ? 0 : 1;

@@ -157,6 +157,24 @@ TEST_CASE("the executor's int8 quantization is the kernels' arithmetic", "[plan]
   CHECK(d == ref_d);
 }
 
+TEST_CASE("producers that quantize their own output give the quantize launch's bits", "[plan][attention]") {
+  // int8: rms_norm and attention write their int8 forms; two-pass-int8: a
+  // quantize launch reads their f32 output. Same arithmetic, same logits.
+  auto model = test::tiny_model("qwen3-tiny");
+  PlanResult fused = plan_graph(model->graph, test::test_knobs("f16", "int8"), {});
+  PlanResult two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {});
+  bool attention_int8 = false;
+  for (const Launch& l : fused.schedule.launches)
+    if (const auto* a = std::get_if<AttentionLaunch>(&l.params)) attention_int8 = attention_int8 || !a->out_q8.empty();
+  REQUIRE(attention_int8);
+  WeightStore weights(*model->gguf, 1);
+  CpuScheduleExecutor a(fused.schedule, weights), b(two.schedule, weights);
+  for (size_t step = 0; step < kTokens.size(); ++step) {
+    INFO("step " << step);
+    CHECK(a.step(kTokens[step], static_cast<int32_t>(step)) == b.step(kTokens[step], static_cast<int32_t>(step)));
+  }
+}
+
 TEST_CASE("schedule matches the reference under random sets of held rules", "[plan]") {
   // Rules interact (qkv_head_epilogue with gemv_parts, head_norm_rope with
   // rope_parts, add_norm with gemv_norm_epilogue): hold random subsets.

@@ -100,7 +100,7 @@ TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]"
   CHECK(!h.buffer("k_l00").is_view());
 }
 
-TEST_CASE("int8 activations: norms and GEMVs write int8 forms, quantize launches feed the rest", "[plan]") {
+TEST_CASE("int8 activations: norms, attention and GEMVs write int8 forms, quantize launches feed the rest", "[plan]") {
   auto model = test::tiny_model("qwen3-tiny");
   Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
   const auto& norm = std::get<RmsNormLaunch>(find_launch(s, "rms_norm_attn_norm_l00")->params);
@@ -110,7 +110,14 @@ TEST_CASE("int8 activations: norms and GEMVs write int8 forms, quantize launches
   CHECK(qkv.numerics == GemvNumerics::int8);
   CHECK(qkv.x_q8 == "attn_norm_l00.q8");
   CHECK(qkv.parts.size() == 3);
-  REQUIRE(find_launch(s, "quantize_attn_l00") != nullptr);
+  // The attention output feeds only the output GEMV's int8 form: the
+  // attention launch writes it, no quantize launch, no f32 form.
+  CHECK(find_launch(s, "quantize_attn_l00") == nullptr);
+  const auto& attn = std::get<AttentionLaunch>(find_launch(s, "attention_attn_l00")->params);
+  CHECK(attn.out_q8 == "attn_l00.q8");
+  CHECK(attn.out.empty());
+  CHECK(s.find_buffer("attn_l00") == nullptr);
+  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_res_l00")->params).x_q8 == "attn_l00.q8");
   CHECK(s.buffer("attn_norm_l00.q8").bytes == 64 + 2 * 4);
   // The SwiGLU GEMV writes the int8 form the down projection reads, with its
   // counters in a workspace; the f32 output stays (the kernel reads it back).
@@ -137,6 +144,8 @@ TEST_CASE("int8 activations: norms and GEMVs write int8 forms, quantize launches
   CHECK(find_launch(two, "quantize_attn_norm_l00") != nullptr);
   CHECK(find_launch(two, "quantize_ffn_act_l00") != nullptr);
   CHECK(std::get<GemvLaunch>(find_launch(two, "gemv_ffn_act_l00")->params).y_q8.empty());
+  CHECK(find_launch(two, "quantize_attn_l00") != nullptr);
+  CHECK(std::get<AttentionLaunch>(find_launch(two, "attention_attn_l00")->params).out_q8.empty());
   // dequant: f32 everywhere, no quantize launch.
   Schedule deq = plan_graph(model->graph, test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(deq.census.launches.count("quantize") == 0);
@@ -168,9 +177,20 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(rule_count(many, "rows_a_warp").fired == 0);
   CHECK(rule_count(many, "rows_a_warp").declined.size() == 1);
   const auto& attn = std::get<AttentionLaunch>(find_launch(many, "attention_attn_l00")->params);
-  CHECK(attn.n_split == choose_attention_splits(4, 256, 132));
+  CHECK(attn.heads_per_block == attention_heads_per_block(attn.n_head / attn.n_kv_head, attn.head_dim));
+  CHECK(attn.n_split == choose_attention_splits(attn.n_head / attn.heads_per_block, 256, 132));
   CHECK(attn.n_split == 4);  // 256 cache rows: one split per 64
   CHECK(many.buffer(attn.part_acc).role == BufferRole::workspace);
+  CHECK(many.buffer(attn.done).role == BufferRole::workspace);
+  CHECK(many.buffer(attn.done).type == GgmlType::I32);
+  CHECK(many.buffer(attn.done).elements == attn.n_head);
+  const auto& am = std::get<ArgmaxLaunch>(many.launches.back().params);
+  CHECK(am.n_blocks == choose_argmax_blocks(am.n_vocab, 132));
+  if (am.n_blocks > 1) {
+    CHECK(many.buffer(am.done).role == BufferRole::workspace);
+    CHECK(many.buffer(am.block_value).elements == am.n_blocks);
+    CHECK(many.buffer(am.block_index).type == GgmlType::I32);
+  }
   CHECK(choose_attention_splits(32, 4096, 132) == 16);
   CHECK(choose_attention_splits(32, 32768, 132) == 64);
   // The measured GEMV defaults: tall 1, square q8_0 2, ffn_down 16-bit 4.
@@ -250,6 +270,28 @@ TEST_CASE("a node no kernel can take is refused naming the op, its kind, output 
                     Catch::Contains("GEMV takes f32, f16, bf16 and q8_0 weights, got q4_0"));
 }
 
+TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax]") {
+  // Heads a block serves: the largest divisor of the GQA ratio within 8 heads and 1024 elements.
+  CHECK(attention_heads_per_block(2, 128) == 2);
+  CHECK(attention_heads_per_block(8, 128) == 8);
+  CHECK(attention_heads_per_block(8, 256) == 4);
+  CHECK(attention_heads_per_block(6, 256) == 3);
+  CHECK(attention_heads_per_block(7, 64) == 7);
+  CHECK(attention_heads_per_block(16, 64) == 8);
+  CHECK(attention_heads_per_block(11, 64) == 1);
+  CHECK(attention_heads_per_block(1, 32) == 1);
+  // Argmax blocks: one per SM at most, at least 1024 logits a block.
+  CHECK(choose_argmax_blocks(151936, 132) == 132);
+  CHECK(choose_argmax_blocks(32000, 132) == 32);
+  CHECK(choose_argmax_blocks(1000, 132) == 1);
+  CHECK(choose_argmax_blocks(1, 132) == 1);
+  // Splits: a maximum for the longest context, blocks x splits covering the SMs twice.
+  CHECK(choose_attention_splits(8, 4096, 132) == 33);
+  CHECK(choose_attention_splits(8, 256, 132) == 4);  // one split per 64 cache rows
+  CHECK(choose_attention_splits(64, 32768, 132) == 64);
+  CHECK(attention_smem_bytes(128, 2) == 2 * (4 * (128 + 2) + 2 * 64) * 4 + 1);
+}
+
 TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   Graph g = test::decoder_graph(test::DecoderDims{});
   auto start = std::chrono::steady_clock::now();
@@ -264,7 +306,19 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   CHECK(logits.split_k == 1);        // tall
   Schedule deq = plan_graph(test::decoder_graph(test::DecoderDims{}), test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(std::get<GemvLaunch>(find_launch(deq, "gemv_logits")->params).rows_per_warp == 2);
-  CHECK(std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params).n_split == 16);
+  // 32/8 heads: a block serves the 4 query heads of a kv head, 8 blocks a
+  // split, so 33 splits cover 132 SMs twice (a maximum: short contexts use fewer).
+  const auto& attn = std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params);
+  CHECK(attn.heads_per_block == 4);
+  CHECK(attn.n_split == 33);
+  // Argmax over the 8B vocabulary: one block per SM, with its workspaces.
+  const auto& am = std::get<ArgmaxLaunch>(deq.launches.back().params);
+  CHECK(am.n_blocks == std::min<int64_t>(132, (am.n_vocab + 1023) / 1024));
+  CHECK(am.n_blocks > 1);
+  CHECK(deq.buffer(am.block_value).elements == am.n_blocks);
+  CHECK(deq.buffer(am.block_index).elements == am.n_blocks);
+  CHECK(deq.buffer(am.done).elements == 1);
+  CHECK(deq.buffer(am.done).role == BufferRole::workspace);
   CHECK(r.schedule.census.weight_bytes_per_step > 7000000000ull);
 }
 

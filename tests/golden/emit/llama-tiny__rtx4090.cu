@@ -5,7 +5,7 @@
 // knob file:   rtx4090.yaml
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    20 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 2, rms_norm 1, rope 2)
+// launches:    18 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, rms_norm 1, rope 2)
 // memory:      weights 114944 bytes, buffers 82944 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -98,9 +98,7 @@ struct Buffers {
   __half* cache_v_l00;  // cache_v_l00  state f16 [1, 256, 32] head_major
   __half* cache_v_l01;  // cache_v_l01  state f16 [1, 256, 32] head_major
   // activation
-  float* attn_l00;  // attn_l00  activation f32 [2, 32]
   Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 + f32 scale per 32 [64]
-  float* attn_l01;  // attn_l01  activation f32 [2, 32]
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
@@ -122,8 +120,10 @@ struct Buffers {
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 4, 32]
+  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 4, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 4, 32]
+  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 4, 2]
   int* attn_norm_l01_count;  // attn_norm_l01.count  workspace i32 [1]
   int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
@@ -178,31 +178,31 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.cache_k_l01 = reinterpret_cast<__half*>(bbase + 16896);
   b.cache_v_l00 = reinterpret_cast<__half*>(bbase + 33280);
   b.cache_v_l01 = reinterpret_cast<__half*>(bbase + 49664);
-  b.attn_l00 = reinterpret_cast<float*>(bbase + 66048);
-  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66368)};
-  b.attn_l01 = reinterpret_cast<float*>(bbase + 66560);
-  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66880)};
-  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 67072), reinterpret_cast<float*>(bbase + 67136)};
-  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 67328), reinterpret_cast<float*>(bbase + 67392)};
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67584);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67840);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68096);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68736)};
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 68864);
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69376), reinterpret_cast<float*>(bbase + 69504)};
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69696)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 69952)};
-  b.inp_embd = reinterpret_cast<float*>(bbase + 70144);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 70400);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 70656);
-  b.logits = reinterpret_cast<float*>(bbase + 70912);
-  b.next_token = reinterpret_cast<int*>(bbase + 72960);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 73216);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 73728);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 74240), reinterpret_cast<float*>(bbase + 74304)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 74496);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 75520);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 75776);
+  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66048), reinterpret_cast<float*>(bbase + 66112)};
+  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66368)};
+  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66560), reinterpret_cast<float*>(bbase + 66624)};
+  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66880)};
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67072);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67328);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 67584);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68096), reinterpret_cast<float*>(bbase + 68224)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 68352);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 68864), reinterpret_cast<float*>(bbase + 68992)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69120), reinterpret_cast<float*>(bbase + 69184)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69376), reinterpret_cast<float*>(bbase + 69440)};
+  b.inp_embd = reinterpret_cast<float*>(bbase + 69632);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 69888);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 70144);
+  b.logits = reinterpret_cast<float*>(bbase + 70400);
+  b.next_token = reinterpret_cast<int*>(bbase + 72448);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 72704);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 73216);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 73728), reinterpret_cast<float*>(bbase + 73792)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 73984);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 75008);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 75264);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 75520);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 76544);
   b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 76800);
   b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 77056);
   b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 77312);
@@ -233,24 +233,22 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-6 (rope_parts)", 0u, 772u, 0u},  // 3
     {"kv_write_cache_k_l00", "kv_write", "ops 7-8 (row_write)", 0u, 388u, 0u},  // 4
-    {"attention_attn_l00", "attention", "op 9", 0u, 1604u, 128u},  // 5
-    {"quantize_attn_l00", "quantize", "no graph op", 0u, 328u, 0u},  // 6
-    {"gemv_attn_res_l00", "gemv", "ops 10-12 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 7
-    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 744u, 0u},  // 8
-    {"gemv_l_out_l00", "gemv", "ops 16-18 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 9
-    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 10
-    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 11
-    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 12
-    {"attention_attn_l01", "attention", "op 26", 0u, 1604u, 128u},  // 13
-    {"quantize_attn_l01", "quantize", "no graph op", 0u, 328u, 0u},  // 14
-    {"gemv_attn_res_l01", "gemv", "ops 27-29 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 15
-    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 744u, 0u},  // 16
-    {"gemv_l_out_l01", "gemv", "ops 33-35 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 17
-    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 18
-    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 19
+    {"attention_attn_l00", "attention", "op 9", 0u, 1428u, 128u},  // 5
+    {"gemv_attn_res_l00", "gemv", "ops 10-12 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 744u, 0u},  // 7
+    {"gemv_l_out_l00", "gemv", "ops 16-18 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 8
+    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 9
+    {"rope_q_l01", "rope", "ops 22-23 (rope_parts)", 0u, 772u, 0u},  // 10
+    {"kv_write_cache_k_l01", "kv_write", "ops 24-25 (row_write)", 0u, 388u, 0u},  // 11
+    {"attention_attn_l01", "attention", "op 26", 0u, 1428u, 128u},  // 12
+    {"gemv_attn_res_l01", "gemv", "ops 27-29 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 13
+    {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 744u, 0u},  // 14
+    {"gemv_l_out_l01", "gemv", "ops 33-35 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 15
+    {"gemv_logits", "gemv", "op 36", 34816u, 2120u, 0u},  // 16
+    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 17
 };
 
-// ---- one decode step: 20 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 18 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -323,27 +321,21 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.q = b.q_rope_l00;
     p.k_cache = b.cache_k_l00;
     p.v_cache = b.cache_v_l00;
-    p.out = b.attn_l00;
+    p.out = nullptr;
     p.part_acc = b.attn_l00_split_acc;
     p.part_ml = b.attn_l00_split_ml;
+    p.done = b.attn_l00_split_done;
+    p.out_qs = b.attn_l00_q8.qs;
+    p.out_d = b.attn_l00_q8.d;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
     p.n_split = 4;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.attn_l00;
-    p.out_qs = b.attn_l00_q8.qs;
-    p.out_d = b.attn_l00_q8.d;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 6);
   {  // gemv_attn_res_l00: #10 matmul attn_out_l00, #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
@@ -359,7 +351,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.ffn_norm_l00_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_act_l00: #13 matmul ffn_gate_l00, #14 matmul ffn_up_l00, #15 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -374,7 +366,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l00_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 7);
   {  // gemv_l_out_l00: #16 matmul ffn_out_l00, #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
@@ -390,7 +382,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.attn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 8);
   // ---- layer 1
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
@@ -404,7 +396,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 9);
   {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01  [rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2};
@@ -417,7 +409,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.eps = 0.0f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 10);
   {  // kv_write_cache_k_l01: #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -430,33 +422,27 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 11);
   {  // attention_attn_l01: #26 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
     p.k_cache = b.cache_k_l01;
     p.v_cache = b.cache_v_l01;
-    p.out = b.attn_l01;
+    p.out = nullptr;
     p.part_acc = b.attn_l01_split_acc;
     p.part_ml = b.attn_l01_split_ml;
+    p.done = b.attn_l01_split_done;
+    p.out_qs = b.attn_l01_q8.qs;
+    p.out_d = b.attn_l01_q8.d;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
     p.n_split = 4;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
-  {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.attn_l01;
-    p.out_qs = b.attn_l01_q8.qs;
-    p.out_d = b.attn_l01_q8.d;
-    p.n = 64;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 12);
   {  // gemv_attn_res_l01: #27 matmul attn_out_l01, #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
@@ -472,7 +458,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.ffn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 13);
   {  // gemv_ffn_act_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01, #32 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -487,7 +473,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l01_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 14);
   {  // gemv_l_out_l01: #33 matmul ffn_out_l01, #34 add l_out_l01, #35 rms_norm result_norm  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
@@ -503,7 +489,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.result_norm_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 15);
   // ---- output
   {  // gemv_logits: #36 matmul logits  [no rule]
     GemvParams p{};
@@ -515,7 +501,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 16);
   {  // argmax_next_token: #37 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -525,9 +511,13 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.ring_count = b.decode_ring_count;
     p.n_vocab = 512;
     p.ring_capacity = 1024;
+    p.n_blocks = 1;
+    p.block_value = nullptr;
+    p.block_index = nullptr;
+    p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
+  if (prof) prof->mark(stream, 17);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {

@@ -5,8 +5,8 @@
 // knob file:   rtx4090.yaml
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    20 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, quantize 2, rms_norm 1, rope 2)
-// memory:      weights 141568 bytes, buffers 152064 bytes
+// launches:    18 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, rms_norm 1, rope 2)
+// memory:      weights 141568 bytes, buffers 151552 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -95,7 +95,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen3.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 152064 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 151552 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -106,9 +106,7 @@ struct Buffers {
   __half* cache_v_l00;  // cache_v_l00  state f16 [2, 256, 32] head_major
   __half* cache_v_l01;  // cache_v_l01  state f16 [2, 256, 32] head_major
   // activation
-  float* attn_l00;  // attn_l00  activation f32 [4, 32]
   Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 + f32 scale per 32 [128]
-  float* attn_l01;  // attn_l01  activation f32 [4, 32]
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 + f32 scale per 32 [128]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
@@ -130,8 +128,10 @@ struct Buffers {
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [4, 4, 32]
+  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [4]
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [4, 4, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [4, 4, 32]
+  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [4]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [4, 4, 2]
   int* attn_norm_l01_count;  // attn_norm_l01.count  workspace i32 [1]
   int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
@@ -190,38 +190,38 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.cache_k_l01 = reinterpret_cast<__half*>(bbase + 33280);
   b.cache_v_l00 = reinterpret_cast<__half*>(bbase + 66048);
   b.cache_v_l01 = reinterpret_cast<__half*>(bbase + 98816);
-  b.attn_l00 = reinterpret_cast<float*>(bbase + 131584);
-  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 132096), reinterpret_cast<float*>(bbase + 132224)};
-  b.attn_l01 = reinterpret_cast<float*>(bbase + 132352);
-  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132864), reinterpret_cast<float*>(bbase + 132992)};
-  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 133120), reinterpret_cast<float*>(bbase + 133184)};
-  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 133376), reinterpret_cast<float*>(bbase + 133440)};
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 133632);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 133888);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 134144);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 134656), reinterpret_cast<float*>(bbase + 134784)};
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 134912);
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 135424), reinterpret_cast<float*>(bbase + 135552)};
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 135680), reinterpret_cast<float*>(bbase + 135744)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 135936), reinterpret_cast<float*>(bbase + 136000)};
-  b.inp_embd = reinterpret_cast<float*>(bbase + 136192);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 136448);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 136704);
-  b.logits = reinterpret_cast<float*>(bbase + 136960);
-  b.next_token = reinterpret_cast<int*>(bbase + 139008);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 139264);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 140288);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 141312), reinterpret_cast<float*>(bbase + 141376)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 141568);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 143616);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 143872);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 145920);
-  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 146176);
-  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 146432);
-  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 146688);
-  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 146944);
-  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 147200);
-  b.result_norm_count = reinterpret_cast<int*>(bbase + 147456);
+  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 131584), reinterpret_cast<float*>(bbase + 131712)};
+  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 131840), reinterpret_cast<float*>(bbase + 131968)};
+  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 132096), reinterpret_cast<float*>(bbase + 132160)};
+  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132352), reinterpret_cast<float*>(bbase + 132416)};
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 132608);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 132864);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 133120);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 133632), reinterpret_cast<float*>(bbase + 133760)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 133888);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134400), reinterpret_cast<float*>(bbase + 134528)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 134656), reinterpret_cast<float*>(bbase + 134720)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134912), reinterpret_cast<float*>(bbase + 134976)};
+  b.inp_embd = reinterpret_cast<float*>(bbase + 135168);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 135424);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 135680);
+  b.logits = reinterpret_cast<float*>(bbase + 135936);
+  b.next_token = reinterpret_cast<int*>(bbase + 137984);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 138240);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 139264);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 140288), reinterpret_cast<float*>(bbase + 140352)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 140544);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 142592);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 142848);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 143104);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 145152);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 145408);
+  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 145664);
+  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 145920);
+  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 146176);
+  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 146432);
+  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 146688);
+  b.result_norm_count = reinterpret_cast<int*>(bbase + 146944);
   b.k_l00 = b.qkv_l00 + 128;
   b.k_l01 = b.qkv_l01 + 128;
   b.k_rope_l00 = b.qkv_l00 + 128;
@@ -232,8 +232,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 192;
   b.v_l01 = b.qkv_l01 + 192;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 147712);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 151808);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 147200);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 151296);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -245,24 +245,22 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-8 (head_norm_rope, rope_parts)", 256u, 1540u, 0u},  // 3
     {"kv_write_cache_k_l00", "kv_write", "ops 9-10 (row_write)", 0u, 772u, 0u},  // 4
-    {"attention_attn_l00", "attention", "op 11", 0u, 3204u, 256u},  // 5
-    {"quantize_attn_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 6
-    {"gemv_attn_res_l00", "gemv", "ops 12-14 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 7
-    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 744u, 0u},  // 8
-    {"gemv_l_out_l00", "gemv", "ops 18-20 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 9
-    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 10
-    {"rope_q_l01", "rope", "ops 24-27 (head_norm_rope, rope_parts)", 256u, 1540u, 0u},  // 11
-    {"kv_write_cache_k_l01", "kv_write", "ops 28-29 (row_write)", 0u, 772u, 0u},  // 12
-    {"attention_attn_l01", "attention", "op 30", 0u, 3204u, 256u},  // 13
-    {"quantize_attn_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 14
-    {"gemv_attn_res_l01", "gemv", "ops 31-33 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 15
-    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 744u, 0u},  // 16
-    {"gemv_l_out_l01", "gemv", "ops 37-39 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 17
-    {"gemv_logits", "gemv", "op 40", 34816u, 2120u, 0u},  // 18
-    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 19
+    {"attention_attn_l00", "attention", "op 11", 0u, 2852u, 256u},  // 5
+    {"gemv_attn_res_l00", "gemv", "ops 12-14 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 744u, 0u},  // 7
+    {"gemv_l_out_l00", "gemv", "ops 18-20 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 8
+    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 9
+    {"rope_q_l01", "rope", "ops 24-27 (head_norm_rope, rope_parts)", 256u, 1540u, 0u},  // 10
+    {"kv_write_cache_k_l01", "kv_write", "ops 28-29 (row_write)", 0u, 772u, 0u},  // 11
+    {"attention_attn_l01", "attention", "op 30", 0u, 2852u, 256u},  // 12
+    {"gemv_attn_res_l01", "gemv", "ops 31-33 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 13
+    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 744u, 0u},  // 14
+    {"gemv_l_out_l01", "gemv", "ops 37-39 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 15
+    {"gemv_logits", "gemv", "op 40", 34816u, 2120u, 0u},  // 16
+    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 17
 };
 
-// ---- one decode step: 20 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 18 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -335,27 +333,21 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.q = b.q_rope_l00;
     p.k_cache = b.cache_k_l00;
     p.v_cache = b.cache_v_l00;
-    p.out = b.attn_l00;
+    p.out = nullptr;
     p.part_acc = b.attn_l00_split_acc;
     p.part_ml = b.attn_l00_split_ml;
+    p.done = b.attn_l00_split_done;
+    p.out_qs = b.attn_l00_q8.qs;
+    p.out_d = b.attn_l00_q8.d;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 4;
     p.n_kv_head = 2;
     p.n_ctx = 256;
     p.n_split = 4;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // quantize_attn_l00: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.attn_l00;
-    p.out_qs = b.attn_l00_q8.qs;
-    p.out_d = b.attn_l00_q8.d;
-    p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 6);
   {  // gemv_attn_res_l00: #12 matmul attn_out_l00, #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
@@ -371,7 +363,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.ffn_norm_l00_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_act_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00, #17 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -386,7 +378,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l00_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 7);
   {  // gemv_l_out_l00: #18 matmul ffn_out_l00, #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
@@ -402,7 +394,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.attn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 8);
   // ---- layer 1
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
@@ -416,7 +408,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 9);
   {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01  [head_norm_rope, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4};
@@ -429,7 +421,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.eps = 9.99999997e-07f;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 10);
   {  // kv_write_cache_k_l01: #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [row_write]
     KvWriteParams p{};
     p.k = b.k_rope_l01;
@@ -442,33 +434,27 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 11);
   {  // attention_attn_l01: #30 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
     p.k_cache = b.cache_k_l01;
     p.v_cache = b.cache_v_l01;
-    p.out = b.attn_l01;
+    p.out = nullptr;
     p.part_acc = b.attn_l01_split_acc;
     p.part_ml = b.attn_l01_split_ml;
+    p.done = b.attn_l01_split_done;
+    p.out_qs = b.attn_l01_q8.qs;
+    p.out_d = b.attn_l01_q8.d;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 4;
     p.n_kv_head = 2;
     p.n_ctx = 256;
     p.n_split = 4;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
-  {  // quantize_attn_l01: (no graph op: planned conversion)  [no rule]
-    QuantizeParams p{};
-    p.x = b.attn_l01;
-    p.out_qs = b.attn_l01_q8.qs;
-    p.out_d = b.attn_l01_q8.d;
-    p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
-  }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 12);
   {  // gemv_attn_res_l01: #31 matmul attn_out_l01, #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
@@ -484,7 +470,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.ffn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 13);
   {  // gemv_ffn_act_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01, #36 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -499,7 +485,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l01_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 14);
   {  // gemv_l_out_l01: #37 matmul ffn_out_l01, #38 add l_out_l01, #39 rms_norm result_norm  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
@@ -515,7 +501,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.result_norm_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 15);
   // ---- output
   {  // gemv_logits: #40 matmul logits  [no rule]
     GemvParams p{};
@@ -527,7 +513,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 16);
   {  // argmax_next_token: #41 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -537,9 +523,13 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.ring_count = b.decode_ring_count;
     p.n_vocab = 512;
     p.ring_capacity = 1024;
+    p.n_blocks = 1;
+    p.block_value = nullptr;
+    p.block_index = nullptr;
+    p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
+  if (prof) prof->mark(stream, 17);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -555,7 +545,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 141568u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    152064u,  // buffer bytes
+    151552u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
