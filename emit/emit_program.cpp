@@ -148,6 +148,7 @@ struct LaunchBytes {
 int64_t cache_rows(const Launch& l) {
   if (const auto* a = std::get_if<AttentionLaunch>(&l.params)) return a->n_ctx;
   if (const auto* k = std::get_if<KvWriteLaunch>(&l.params)) return k->n_ctx;
+  if (const auto* r = std::get_if<RopeLaunch>(&l.params)) return r->n_ctx;  // row_write joined: 0 without
   return 0;
 }
 
@@ -553,13 +554,24 @@ class ProgramEmitter {
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }
 
-  void emit(const Launch&, const RopeLaunch& r) {
+  void emit(const Launch& l, const RopeLaunch& r) {
     auto& o = out_;
     o << "    RopeParams p{};\n";
+    std::string cache_type;  // the template's cache precision, when the launch stores cache rows
+    auto note_cache = [&](const std::string& cache) {
+      if (cache.empty()) return;
+      const std::string prec = cache_precision(buf(cache), l.name);
+      if (!cache_type.empty() && prec != cache_type)
+        throw Error("launch " + l.name + ": its caches differ in precision (" + cache_type + ", " + prec + ")");
+      cache_type = prec;
+    };
     for (size_t i = 0; i < r.parts.size(); ++i) {
       const RopePart& part = r.parts[i];
+      note_cache(part.cache);
       o << "    p.parts[" << i << "] = {" << f32_ptr(part.x) << ", " << f32_ptr(part.norm_weight) << ", " << part.n_head
-        << "};\n";
+        << ", " << ptr(part.cache) << ", " << (part.cache_only ? "true" : "false") << "};";
+      if (part.cache_only) o << "  // rotated rows go only to the cache: no one reads " << part.x << " again";
+      o << "\n";
     }
     o << "    p.n_parts = " << r.parts.size() << ";\n";
     o << "    p.pos = " << ptr(r.pos) << ";\n";
@@ -567,7 +579,15 @@ class ProgramEmitter {
     o << "    p.rope_dims = " << r.rope_dims << ";\n";
     o << "    p.theta_base = " << float_literal(r.theta_base) << ";\n";
     o << "    p.eps = " << float_literal(r.eps) << ";\n";
-    launch_call(std::string("launch_rope<") + (r.neox ? "RopeMode::neox" : "RopeMode::norm") + ">");
+    if (!r.v.empty()) {
+      note_cache(r.v_cache);
+      o << "    p.v = " << f32_ptr(r.v) << ";\n";
+      o << "    p.v_cache = " << ptr(r.v_cache) << ";\n";
+      o << "    p.n_v_head = " << r.n_v_head << ";\n";
+    }
+    if (r.n_ctx > 0) o << "    p.n_ctx = " << r.n_ctx << ";\n";
+    launch_call(std::string("launch_rope<") + (r.neox ? "RopeMode::neox" : "RopeMode::norm") +
+                (cache_type.empty() ? "" : ", " + cache_type) + ">");
   }
 
   void emit(const Launch& l, const KvWriteLaunch& k) {
@@ -701,6 +721,7 @@ class ProgramEmitter {
     for (const Launch& l : s_.launches) {
       if (const auto* a = std::get_if<AttentionLaunch>(&l.params)) return a->n_ctx;
       if (const auto* k = std::get_if<KvWriteLaunch>(&l.params)) return k->n_ctx;
+      if (const auto* r = std::get_if<RopeLaunch>(&l.params); r && r->n_ctx > 0) return r->n_ctx;
     }
     throw Error("the schedule has no attention launch: cannot tell the context length");
   }

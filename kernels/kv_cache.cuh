@@ -6,11 +6,30 @@
 // Attention streams one head's keys for consecutive t as one contiguous
 // range, which is why the layout is head-major rather than [t][kv_head][d].
 // Elements are f32 or f16 (CachePrecision).
+//
+// With rule row_write the rows are usually stored by the RoPE launch that
+// makes K (rope.cuh); this kernel serves the plans where that fusion does not
+// apply or is held.
 #pragma once
 
 #include "common.cuh"
 
 namespace lanec::kernels {
+
+// Element i of a cache of precision C takes v (f16: rounded to nearest).
+// Shared by the kv_write kernel and the RoPE launch's cache row write.
+template <CachePrecision C>
+__device__ __forceinline__ void store_cache_element(void* cache, size_t i, float v) {
+  if constexpr (C == CachePrecision::f32)
+    static_cast<float*>(cache)[i] = v;
+  else
+    static_cast<__half*>(cache)[i] = __float2half_rn(v);
+}
+
+// Element d of row `pos` of head `head` in a head-major cache.
+__device__ __forceinline__ size_t cache_index(int head, int pos, int n_ctx, int head_dim, int d) {
+  return (static_cast<size_t>(head) * n_ctx + pos) * head_dim + d;
+}
 
 struct KvWriteParams {
   const float* k;   // [n_kv_head * head_dim]
@@ -34,14 +53,9 @@ __global__ void __launch_bounds__(kKvWriteThreads) kv_write_kernel(const __grid_
   const int pos = *p.pos;
   if (e >= p.n_kv_head * p.head_dim || pos < 0 || pos >= p.n_ctx) return;
   const int head = e / p.head_dim;
-  const size_t dst = (static_cast<size_t>(head) * p.n_ctx + pos) * p.head_dim + e % p.head_dim;
-  if constexpr (C == CachePrecision::f32) {
-    static_cast<float*>(p.k_cache)[dst] = p.k[e];
-    static_cast<float*>(p.v_cache)[dst] = p.v[e];
-  } else {
-    static_cast<__half*>(p.k_cache)[dst] = __float2half_rn(p.k[e]);
-    static_cast<__half*>(p.v_cache)[dst] = __float2half_rn(p.v[e]);
-  }
+  const size_t dst = cache_index(head, pos, p.n_ctx, p.head_dim, e % p.head_dim);
+  store_cache_element<C>(p.k_cache, dst, p.k[e]);
+  store_cache_element<C>(p.v_cache, dst, p.v[e]);
 }
 
 template <CachePrecision C>

@@ -3,6 +3,15 @@
 // (qwen3's q_norm / k_norm: x_h = x_h * rsqrt(mean(x_h^2)+eps) * w, w shared
 // by the heads). Up to two vectors (Q and K) in one launch ("parts").
 //
+// Optionally the launch also stores this step's cache rows (rule row_write):
+// a part with a `cache` stores its rotated (and normed) heads at row *pos of
+// that head-major cache ([n_head, n_ctx, head_dim], kv_cache.cuh), and the
+// `v` rows are copied unrotated into `v_cache` at the same row. This replaces
+// the separate kv_write launch: the rotated K is already in registers. A part
+// marked `cache_only` leaves x as it was (the planner proved no one reads the
+// rotated x: attention reads the cache). A position outside [0, n_ctx) stores
+// no cache row (the program stops before that) but still rotates x.
+//
 // Pair i (0 <= i < rope_dims/2) rotates by angle pos * theta_base^(-2i/rope_dims):
 //   NORM mode: elements (2i, 2i+1)            (llama, GGUF's default layout)
 //   NEOX mode: elements (i, i + rope_dims/2)  (qwen2, qwen3)
@@ -12,6 +21,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "kv_cache.cuh"
 
 namespace lanec::kernels {
 
@@ -20,9 +30,11 @@ enum class RopeMode { norm, neox };
 constexpr int kRopeMaxParts = 2;
 
 struct RopePart {
-  float* x;              // [n_head, head_dim], rotated in place
+  float* x;              // [n_head, head_dim], rotated in place (unless cache_only)
   const float* norm_w;   // [head_dim] per-head RMS norm weight, or nullptr for no norm
   int n_head;
+  void* cache;           // [n_head, n_ctx, head_dim] cache whose row *pos takes the result; nullptr = none
+  bool cache_only;       // with a cache: the result goes only there, x keeps its input
 };
 
 struct RopeParams {
@@ -33,24 +45,47 @@ struct RopeParams {
   int rope_dims;         // even, <= head_dim; 0 = no rotation (norm only)
   float theta_base;      // e.g. 10000 or 1000000
   float eps;             // per-head norm epsilon
+  const float* v;        // [n_v_head, head_dim] rows stored unrotated into v_cache; nullptr = none
+  void* v_cache;         // [n_v_head, n_ctx, head_dim]
+  int n_v_head;
+  int n_ctx;             // rows of the caches (any part's cache and v_cache)
 };
 
-// Thread mapping: one warp per head (part 0's heads first), 4 warps a block.
-// Lane l handles rotation pairs l, l+32, ... and the unrotated tail elements
-// rope_dims+l, ...; with the norm, the warp first reduces the head's sum of
-// squares with shuffles (every lane has read its elements before any writes).
+// Thread mapping: one warp per head (part 0's heads first, then part 1's,
+// then the V rows), 4 warps a block. Lane l handles rotation pairs l, l+32,
+// ... and the unrotated tail elements rope_dims+l, ...; with the norm, the
+// warp first reduces the head's sum of squares with shuffles (every lane has
+// read its elements before any writes). Each element is read and written by
+// one lane only, so the in-place update needs no synchronization; cache rows
+// are disjoint from x.
 constexpr int kRopeWarps = 4;
 
-template <RopeMode Mode>
+template <RopeMode Mode, CachePrecision C>
 __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __grid_constant__ RopeParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
   const int lane = threadIdx.x % kWarpSize;
   int head = blockIdx.x * kRopeWarps + threadIdx.x / kWarpSize;
   int part = 0;
   while (part < p.n_parts && head >= p.parts[part].n_head) head -= p.parts[part++].n_head;
-  if (part >= p.n_parts) return;
+  const int pos_row = *p.pos;
+  const bool row_in_cache = pos_row >= 0 && pos_row < p.n_ctx;
+
+  if (part >= p.n_parts) {  // a V row: copied into the V cache as it is
+    if (p.v == nullptr || head >= p.n_v_head || !row_in_cache) return;
+    const float* v = p.v + static_cast<size_t>(head) * p.head_dim;
+    for (int i = lane; i < p.head_dim; i += kWarpSize)
+      store_cache_element<C>(p.v_cache, cache_index(head, pos_row, p.n_ctx, p.head_dim, i), v[i]);
+    return;
+  }
+
   const RopePart& pt = p.parts[part];
   float* x = pt.x + static_cast<size_t>(head) * p.head_dim;
+  const bool store_x = !(pt.cache_only && pt.cache != nullptr);
+  void* const cache = row_in_cache ? pt.cache : nullptr;
+  auto result = [&](int i, float value) {
+    if (store_x) x[i] = value;
+    if (cache != nullptr) store_cache_element<C>(cache, cache_index(head, pos_row, p.n_ctx, p.head_dim, i), value);
+  };
 
   float inv = 1.0f;
   if (pt.norm_w != nullptr) {
@@ -60,7 +95,7 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   }
   auto scaled = [&](int i) { return pt.norm_w != nullptr ? x[i] * inv * pt.norm_w[i] : x[i]; };
 
-  const double pos = static_cast<double>(*p.pos);
+  const double pos = static_cast<double>(pos_row);
   const int half = p.rope_dims / 2;
   for (int i = lane; i < half; i += kWarpSize) {
     const int a = Mode == RopeMode::norm ? 2 * i : i;
@@ -70,27 +105,38 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     sincos(angle, &s, &c);
     const float cs = static_cast<float>(c), sn = static_cast<float>(s);
     const float xa = scaled(a), xb = scaled(b);
-    x[a] = xa * cs - xb * sn;
-    x[b] = xa * sn + xb * cs;
+    result(a, xa * cs - xb * sn);
+    result(b, xa * sn + xb * cs);
   }
-  if (pt.norm_w != nullptr) {
-    for (int i = p.rope_dims + lane; i < p.head_dim; i += kWarpSize) x[i] = scaled(i);
+  // The unrotated tail changes only under the norm, but the cache row needs it either way.
+  if (pt.norm_w != nullptr || cache != nullptr) {
+    for (int i = p.rope_dims + lane; i < p.head_dim; i += kWarpSize) result(i, scaled(i));
   }
 }
 
-template <RopeMode Mode>
+// C is the cache precision; it matters only when a part has a cache or v is set.
+template <RopeMode Mode, CachePrecision C = CachePrecision::f32>
 cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
   // rope_dims 0 rotates nothing: a per-head norm alone (head_norm_rope held).
   if (p.head_dim <= 0 || p.head_dim % 2 != 0 || p.rope_dims < 0 || p.rope_dims % 2 != 0 ||
       p.rope_dims > p.head_dim || p.n_parts < 1 || p.n_parts > kRopeMaxParts)
     return invalid_launch();
   int heads = 0;
+  bool any_cache = false;
   for (int q = 0; q < p.n_parts; ++q) {
     if (p.parts[q].n_head <= 0 || p.parts[q].x == nullptr) return invalid_launch();
+    if (p.parts[q].cache_only && p.parts[q].cache == nullptr) return invalid_launch();
+    any_cache = any_cache || p.parts[q].cache != nullptr;
     heads += p.parts[q].n_head;
   }
-  return launch_kernel(rope_kernel<Mode>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize, 0,
-                       stream, p);
+  if (p.v != nullptr) {
+    if (p.v_cache == nullptr || p.n_v_head <= 0) return invalid_launch();
+    any_cache = true;
+    heads += p.n_v_head;
+  }
+  if (any_cache && p.n_ctx <= 0) return invalid_launch();
+  return launch_kernel(rope_kernel<Mode, C>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize,
+                       0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -75,6 +75,20 @@ inline void rope(std::vector<float>& x, int n_head, int head_dim, int rope_dims,
   }
 }
 
+// Stores rows [n_head, head_dim] at row pos of a head-major cache
+// [n_head, n_ctx, head_dim] held as f32 values; with f16, each value is
+// rounded to f16 first (what an f16 cache holds). A position outside
+// [0, n_ctx) stores nothing (the kv_write and RoPE kernels' contract).
+inline void cache_row_write(std::vector<float>& cache, const std::vector<float>& rows, int n_head, int head_dim,
+                            int n_ctx, int pos, bool f16) {
+  if (pos < 0 || pos >= n_ctx) return;
+  for (int h = 0; h < n_head; ++h)
+    for (int d = 0; d < head_dim; ++d) {
+      const float v = rows[static_cast<size_t>(h) * head_dim + d];
+      cache[(static_cast<size_t>(h) * n_ctx + pos) * head_dim + d] = f16 ? f16_to_f32(f32_to_f16(v)) : v;
+    }
+}
+
 // Decode attention over caches given as f32 [n_kv_head, n_ctx, head_dim].
 inline std::vector<float> attention(const std::vector<float>& q, const std::vector<float>& k_cache,
                                     const std::vector<float>& v_cache, int n_head, int n_kv_head, int head_dim,

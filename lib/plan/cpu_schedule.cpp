@@ -282,14 +282,25 @@ void CpuScheduleExecutor::run_norm_tail(const GemvLaunch& l, const std::vector<f
 }
 
 void CpuScheduleExecutor::run(const RopeLaunch& l) {
-  const double pos = static_cast<double>(*i32(l.pos));
+  const int32_t pos_row = *i32(l.pos);
+  const double pos = static_cast<double>(pos_row);
   const int64_t hd = l.head_dim;
   const int64_t half = l.rope_dims / 2;
+  // row_write: rows land at pos of a head-major cache; a position past the
+  // caches stores nothing (the kernel's contract).
+  const bool row_in_cache = pos_row >= 0 && pos_row < l.n_ctx;
+  auto store_row = [&](const std::string& cache, int64_t head, const float* row) {
+    if (cache.empty() || !row_in_cache) return;
+    for (int64_t i = 0; i < hd; ++i)
+      store_cache(cache, static_cast<size_t>((head * l.n_ctx + pos_row) * hd + i), row[i]);
+  };
+  std::vector<float> v(static_cast<size_t>(hd));
   for (const RopePart& part : l.parts) {
     float* x = f32(part.x, part.n_head * hd);
     const float* w = part.norm_weight.empty() ? nullptr : f32_in(part.norm_weight, hd);
     for (int64_t h = 0; h < part.n_head; ++h) {
-      float* v = x + h * hd;
+      float* xh = x + h * hd;
+      std::copy(xh, xh + hd, v.begin());
       if (w) {
         double sumsq = 0.0;
         for (int64_t i = 0; i < hd; ++i) sumsq += static_cast<double>(v[i]) * v[i];
@@ -307,7 +318,15 @@ void CpuScheduleExecutor::run(const RopeLaunch& l) {
         v[a] = xa * c - xb * s;
         v[b] = xa * s + xb * c;
       }
+      store_row(part.cache, h, v.data());
+      // cache_only: the planner proved no one reads the rotated x; leaving it
+      // unrotated here makes a wrong proof change the logits.
+      if (!part.cache_only) std::copy(v.begin(), v.end(), xh);
     }
+  }
+  if (!l.v.empty()) {
+    const float* rows = f32_in(l.v, l.n_v_head * hd);
+    for (int64_t h = 0; h < l.n_v_head; ++h) store_row(l.v_cache, h, rows + h * hd);
   }
 }
 

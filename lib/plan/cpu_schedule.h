@@ -4,10 +4,10 @@
 // storage and offset, KV caches are head-major in their planned precision,
 // int8 activation forms are real int8 values with per-32 scales, and each
 // launch kind implements its kernel's math (fused norms, bias/residual
-// epilogues, SwiGLU pairs, in-place RoPE with optional per-head norm). A
-// planner wiring bug (a wrong view offset, a missing epilogue, a launch in
-// the wrong place) therefore changes the logits, and the tests comparing
-// against the reference executor catch it.
+// epilogues, SwiGLU pairs, in-place RoPE with optional per-head norm and
+// cache row writes). A planner wiring bug (a wrong view offset, a missing
+// epilogue, a launch in the wrong place) therefore changes the logits, and
+// the tests comparing against the reference executor catch it.
 //
 // Numerics: f32 math with double accumulation, like the kernels' references.
 // int8 GEMVs use the exact per-block products sum_b d_x[b] * sum_j W[r,j] q_x[j]

@@ -13,7 +13,8 @@
 //      embed_norm  embed_get_rows + rms_norm of the row
 //      add_norm    add + rms_norm of the sum
 //      gemv     matmuls sharing one input, their bias/residual adds, a swiglu
-//      rope     ropes (<= 2) and the head_rms_norms feeding them
+//      rope     ropes (<= 2) and the head_rms_norms feeding them, and (row_write)
+//               the K and V cache writes of the rows the node rotates
 //      kv_write the K and V cache writes of one position
 //      view     reshape or contiguous slice: no launch, a view of the input
 //      join     concat whose parts are written in place into the joined buffer

@@ -293,8 +293,10 @@ class Linker {
   void link_rope(const FusedNode& n) {
     RopeLaunch p;
     const Op* shape_op = nullptr;
+    std::map<TensorId, size_t> part_of_rotated;  // rope output -> its part
     for (size_t i : n.ops) {
       const Op& op = f_.op(i);
+      if (op.kind == OpKind::kv_write) continue;  // after the parts: link_rope_cache_writes
       if (op.kind == OpKind::head_rms_norm) {
         // A norm whose rope is in this node is that part's prologue.
         bool fused = false;
@@ -302,7 +304,10 @@ class Linker {
           fused = fused || (f_.op(j).kind == OpKind::rope && f_.op(j).inputs[0] == op.outputs[0]);
         if (fused) continue;
         // A head norm alone: a rope launch that rotates nothing (rope_dims 0).
-        RopePart part{name(op.inputs[0]), name(op.inputs[1]), g_.tensor(op.inputs[0]).shape[0]};
+        RopePart part;
+        part.x = name(op.inputs[0]);
+        part.norm_weight = name(op.inputs[1]);
+        part.n_head = g_.tensor(op.inputs[0]).shape[0];
         check_in_place(n, i, op.inputs[0]);
         view(name(op.outputs[0]), part.x, 0);
         p.head_dim = g_.tensor(op.inputs[0]).cols();
@@ -338,6 +343,7 @@ class Linker {
       part.x = name(x);
       part.n_head = g_.tensor(x).shape[0];
       view(name(op.outputs[0]), part.x, 0);
+      part_of_rotated[op.outputs[0]] = p.parts.size();
       p.parts.push_back(part);
       p.pos = name(op.inputs[1]);
       p.head_dim = g_.tensor(x).cols();
@@ -347,7 +353,50 @@ class Linker {
     }
     LANEC_ASSERT(!p.parts.empty(), "rope node without parts");
     (void)shape_op;
+    link_rope_cache_writes(n, part_of_rotated, p);
     emit(n, LaunchKind::rope, p.parts.front().x, p);
+  }
+
+  // row_write joined this node's cache writes: a rotated row goes into its
+  // part's cache, any other row (V) is copied as it is.
+  void link_rope_cache_writes(const FusedNode& n, const std::map<TensorId, size_t>& part_of_rotated, RopeLaunch& p) {
+    for (size_t i : n.ops) {
+      const Op& op = f_.op(i);
+      if (op.kind != OpKind::kv_write) continue;
+      const Tensor& cache = g_.tensor(op.outputs[0]);
+      const Tensor& row = g_.tensor(op.inputs[0]);
+      if (cache.shape.size() != 3)
+        no_kernel(g_, i, "the cache write takes [n_ctx, n_kv_head, head_dim] caches, got " +
+                             shape_to_string(cache.shape));
+      if (cache.shape[2] != p.head_dim || row.numel() != cache.shape[1] * cache.shape[2])
+        no_kernel(g_, i, "the RoPE launch stores rows of its head size " + std::to_string(p.head_dim) + ", got " +
+                             shape_to_string(row.shape) + " into " + shape_to_string(cache.shape));
+      if (name(op.inputs[1]) != p.pos) no_kernel(g_, i, "the RoPE launch stores rows at its own position only");
+      if (p.n_ctx != 0 && p.n_ctx != cache.shape[0])
+        no_kernel(g_, i, "the caches of one RoPE launch must have one length");
+      p.n_ctx = cache.shape[0];
+      auto rotated = part_of_rotated.find(op.inputs[0]);
+      if (rotated != part_of_rotated.end()) {
+        RopePart& part = p.parts[rotated->second];
+        if (!part.cache.empty()) no_kernel(g_, i, "a RoPE part stores its rows into one cache");
+        part.cache = cache.name;
+        part.cache_only = only_the_cache_reads(op.inputs[0]);
+        continue;
+      }
+      if (!p.v.empty()) no_kernel(g_, i, "a RoPE launch copies one set of unrotated rows");
+      p.v = row.name;
+      p.v_cache = cache.name;
+      p.n_v_head = cache.shape[1];
+    }
+  }
+
+  // The rotated rows are read by no one but this node's cache write: nothing
+  // outside the node reads them or a view of them, and they are no graph
+  // output. check_in_place already proved that the rotated input (and what
+  // it views) is not read after the launch, so the launch may leave x
+  // unrotated and store the rows only into the cache.
+  bool only_the_cache_reads(TensorId rotated) const {
+    return f_.readers(rotated).empty() && !f_.is_graph_output(rotated);
   }
 
   // Which cache of an attention a state is: "k", "v" or "".
@@ -474,7 +523,10 @@ struct ParamText {
         " heads=";
     for (size_t i = 0; i < l.parts.size(); ++i)
       s += (i ? "+" : "") + std::to_string(l.parts[i].n_head) +
-           (l.parts[i].norm_weight.empty() ? "" : "(norm)");
+           (l.parts[i].norm_weight.empty() ? "" : "(norm)") +
+           (l.parts[i].cache.empty() ? "" : l.parts[i].cache_only ? "(cache only)" : "(cache)");
+    if (!l.v.empty()) s += " v_rows=" + std::to_string(l.n_v_head);
+    if (l.n_ctx > 0) s += " n_ctx=" + std::to_string(l.n_ctx);
   }
   void operator()(const KvWriteLaunch& l) {
     s = "n_kv_head=" + std::to_string(l.n_kv_head) + " head_dim=" + std::to_string(l.head_dim) +

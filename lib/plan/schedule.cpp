@@ -83,6 +83,7 @@ struct ReadsOf {
       push(r, p.x);
       push(r, p.norm_weight);
     }
+    push(r, l.v);
     push(r, l.pos);
   }
   void operator()(const KvWriteLaunch& l) { push(r, l.k); push(r, l.v); push(r, l.pos); }
@@ -107,7 +108,10 @@ struct WritesOf {
     push(w, l.norm_count);
   }
   void operator()(const RopeLaunch& l) {
-    for (const RopePart& p : l.parts) push(w, p.x);
+    for (const RopePart& p : l.parts)
+      if (!p.cache_only) push(w, p.x);
+    for (const RopePart& p : l.parts) push(w, p.cache);
+    push(w, l.v_cache);
   }
   void operator()(const KvWriteLaunch& l) {
     if (!l.k.empty()) push(w, l.k_cache);

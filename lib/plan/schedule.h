@@ -39,7 +39,7 @@ enum class LaunchKind : uint8_t {
   rms_norm,   // rms_norm.cuh   RMS norm (+ residual add: add_norm) (+ int8 output)
   quantize,   // quantize.cuh   f32 -> int8 activations
   gemv,       // gemv.cuh       y = W x: 1..4 parts, bias/residual epilogues, SwiGLU pair
-  rope,       // rope.cuh       RoPE in place, 1..2 parts, optional per-head RMS norm
+  rope,       // rope.cuh       RoPE in place, 1..2 parts, optional per-head RMS norm (+ cache rows: row_write)
   kv_write,   // kv_cache.cuh   this step's K and/or V rows into the caches
   attention,  // attention.cuh  split-K decode attention, splits merged by the last split block
   swiglu,     // elementwise.cuh  out = silu(a) * b
@@ -116,9 +116,11 @@ struct GemvLaunch {
 };
 
 struct RopePart {
-  std::string x;               // f32 [n_head, head_dim], rotated in place
+  std::string x;               // f32 [n_head, head_dim], rotated in place (unless cache_only)
   std::string norm_weight;     // head_norm_rope: f32 [head_dim]; empty = none
   int64_t n_head = 0;
+  std::string cache;           // row_write: the cache whose row pos takes the rotated heads; empty = none
+  bool cache_only = false;     // row_write: no one reads the rotated x, so only the cache takes it
 };
 
 struct RopeLaunch {
@@ -129,6 +131,11 @@ struct RopeLaunch {
   bool neox = false;           // pairs (i, i + rope_dims/2) rather than (2i, 2i+1)
   double theta_base = 10000.0;
   double eps = 0.0;            // per-head norm epsilon
+  // row_write: this step's V rows stored unrotated at row pos of v_cache.
+  std::string v;               // f32 [n_v_head, head_dim]; empty = none
+  std::string v_cache;
+  int64_t n_v_head = 0;
+  int64_t n_ctx = 0;           // rows of the caches written (0 = no cache write)
 };
 
 struct KvWriteLaunch {

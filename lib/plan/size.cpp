@@ -291,6 +291,10 @@ class Sizer {
       if (const auto* kv = std::get_if<KvWriteLaunch>(&l.params)) {
         if (!kv->k_cache.empty()) kv_caches_.insert(kv->k_cache);
         if (!kv->v_cache.empty()) kv_caches_.insert(kv->v_cache);
+      } else if (const auto* rope = std::get_if<RopeLaunch>(&l.params)) {  // row_write joined
+        for (const RopePart& part : rope->parts)
+          if (!part.cache.empty()) kv_caches_.insert(part.cache);
+        if (!rope->v_cache.empty()) kv_caches_.insert(rope->v_cache);
       }
     std::set<std::string> names;
     std::map<std::string, Buffer> workspaces;

@@ -23,8 +23,17 @@ void check_params(const Launch& l) {
     if ((g->numerics == GemvNumerics::int8) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
   }
-  if (const auto* r = std::get_if<RopeLaunch>(&l.params))
+  if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");
+    bool caches = !r->v.empty();
+    for (const RopePart& part : r->parts) {
+      if (part.cache_only && part.cache.empty()) bad(l, "rope part " + part.x + " stores only a cache it lacks");
+      caches = caches || !part.cache.empty();
+    }
+    if (r->v.empty() != r->v_cache.empty() || (!r->v.empty() && r->n_v_head <= 0))
+      bad(l, "rope V rows without their cache or heads");
+    if (caches != (r->n_ctx > 0)) bad(l, "rope cache rows without a context length (or the reverse)");
+  }
 }
 
 }  // namespace

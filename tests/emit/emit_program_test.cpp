@@ -62,7 +62,9 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
     INFO(l.name);
     CHECK(text.find("{  // " + l.name + ": ") != std::string::npos);
   }
-  CHECK(text.find("[head_norm_rope, rope_parts]") != std::string::npos);
+  CHECK(text.find("[head_norm_rope, row_write, rope_parts]") != std::string::npos);
+  CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16>") != std::string::npos);
+  CHECK(text.find("launch_kv_write") == std::string::npos);
   CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>") != std::string::npos);
   CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);

@@ -620,8 +620,8 @@ void sweep_rope_case(int head_dim, int rope_dims, int pos, bool norm) {
   DeviceBuffer<float> d_q(q), d_k(k), d_qw(qw), d_kw(kw);
   DeviceBuffer<int> d_pos(std::vector<int>{pos});
   RopeParams p{};
-  p.parts[0] = {d_q.get(), norm ? d_qw.get() : nullptr, n_q};
-  p.parts[1] = {d_k.get(), norm ? d_kw.get() : nullptr, n_k};
+  p.parts[0] = {d_q.get(), norm ? d_qw.get() : nullptr, n_q, nullptr, false};
+  p.parts[1] = {d_k.get(), norm ? d_kw.get() : nullptr, n_k, nullptr, false};
   p.n_parts = 2;
   p.pos = d_pos.get();
   p.head_dim = head_dim;
@@ -655,6 +655,160 @@ void sweep_rope() {
   DeviceBuffer<float> buf(64);
   p.parts[0].x = buf.get();
   expect_refused("rope rope_dims > head_dim", launch_rope<RopeMode::neox>(p, nullptr));
+}
+
+// ---- rope with the cache row write (rule row_write) ------------------------------------
+
+template <CachePrecision C>
+using CacheElement = std::conditional_t<C == CachePrecision::f32, float, uint16_t>;
+
+// A cache's elements as f32 (f16 bits decoded).
+template <CachePrecision C>
+std::vector<float> cache_values(const std::vector<CacheElement<C>>& c) {
+  std::vector<float> out(c.size());
+  for (size_t i = 0; i < c.size(); ++i) {
+    if constexpr (C == CachePrecision::f32)
+      out[i] = c[i];
+    else
+      out[i] = ref::f16_to_f32(c[i]);
+  }
+  return out;
+}
+
+// A cache of random finite values (f16: random f16 of random floats).
+template <CachePrecision C>
+std::vector<CacheElement<C>> random_cache(size_t n) {
+  const auto f = random_floats(n, -8.0f, 8.0f);
+  std::vector<CacheElement<C>> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (C == CachePrecision::f32)
+      out[i] = f[i];
+    else
+      out[i] = ref::f32_to_f16(f[i]);
+  }
+  return out;
+}
+
+// Row `pos` of the cache within (atol, rtol) of `want`; every other element
+// bit-identical to `want` (the rows the launch must not touch).
+void check_cache(const std::string& tag, std::vector<float> got, const std::vector<float>& want, int n_head,
+                 int head_dim, int n_ctx, int pos, double atol, double rtol) {
+  if (pos >= 0 && pos < n_ctx) {
+    std::vector<float> got_row, want_row;
+    for (int h = 0; h < n_head; ++h)
+      for (int d = 0; d < head_dim; ++d) {
+        const size_t i = (static_cast<size_t>(h) * n_ctx + pos) * head_dim + d;
+        got_row.push_back(got[i]);
+        want_row.push_back(want[i]);
+        got[i] = want[i];
+      }
+    check(tag + " row", got_row, want_row, atol, rtol);
+  }
+  check(tag + " other rows", got, want, 0.0, 0.0);
+}
+
+struct RopeCacheShape {
+  const char* arch;
+  int n_q;        // 0: K alone (rope_parts held)
+  int n_kv;
+  int head_dim;
+  int rope_dims;
+  bool norm;      // qwen3's per-head norm
+};
+
+template <RopeMode Mode, CachePrecision C>
+void sweep_rope_cache_case(const RopeCacheShape& s, int n_ctx, int pos, bool k_cache_only) {
+  const float base = 1000000.0f, eps = 1e-6f;
+  const size_t nq = static_cast<size_t>(s.n_q) * s.head_dim, nkv = static_cast<size_t>(s.n_kv) * s.head_dim;
+  const size_t cache_n = nkv * static_cast<size_t>(n_ctx);
+  const auto q = random_floats(std::max<size_t>(nq, 1), -2.0f, 2.0f);
+  const auto k = random_floats(nkv, -2.0f, 2.0f), v = random_floats(nkv, -4.0f, 4.0f);
+  const auto qw = random_floats(static_cast<size_t>(s.head_dim), 0.5f, 1.5f);
+  const auto kw = random_floats(static_cast<size_t>(s.head_dim), 0.5f, 1.5f);
+  const auto kc = random_cache<C>(cache_n), vc = random_cache<C>(cache_n);
+  DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_qw(qw), d_kw(kw);
+  DeviceBuffer<CacheElement<C>> d_kc(kc), d_vc(vc);
+  DeviceBuffer<int> d_pos(std::vector<int>{pos});
+  RopeParams p{};
+  int part = 0;
+  if (s.n_q > 0) p.parts[part++] = {d_q.get(), s.norm ? d_qw.get() : nullptr, s.n_q, nullptr, false};
+  p.parts[part++] = {d_k.get(), s.norm ? d_kw.get() : nullptr, s.n_kv, d_kc.get(), k_cache_only};
+  p.n_parts = part;
+  p.pos = d_pos.get();
+  p.head_dim = s.head_dim;
+  p.rope_dims = s.rope_dims;
+  p.theta_base = base;
+  p.eps = eps;
+  p.v = d_v.get();
+  p.v_cache = d_vc.get();
+  p.n_v_head = s.n_kv;
+  p.n_ctx = n_ctx;
+  expect_ok("rope+cache", launch_rope<Mode, C>(p, nullptr));
+
+  const bool neox = Mode == RopeMode::neox, f16 = C == CachePrecision::f16;
+  auto q_ref = q, k_ref = k;
+  ref::rope(q_ref, s.n_q, s.head_dim, s.rope_dims, neox, base, pos, s.norm ? qw.data() : nullptr, eps);
+  ref::rope(k_ref, s.n_kv, s.head_dim, s.rope_dims, neox, base, pos, s.norm ? kw.data() : nullptr, eps);
+  auto kc_want = cache_values<C>(kc), vc_want = cache_values<C>(vc);
+  ref::cache_row_write(kc_want, k_ref, s.n_kv, s.head_dim, n_ctx, pos, f16);
+  ref::cache_row_write(vc_want, v, s.n_kv, s.head_dim, n_ctx, pos, f16);
+
+  const std::string tag = fmt("rope+cache %s %s%s %s n_q=%d n_kv=%d head_dim=%d rope_dims=%d n_ctx=%d pos=%d%s", s.arch,
+                              neox ? "neox" : "norm", s.norm ? "+head_norm" : "", f16 ? "f16" : "f32", s.n_q, s.n_kv,
+                              s.head_dim, s.rope_dims, n_ctx, pos, k_cache_only ? " k_cache_only" : "");
+  if (s.n_q > 0) check(tag + " q", d_q.download(), q_ref, 2e-6, 2e-6);
+  // cache_only: K keeps its input bit for bit; otherwise it is rotated in place as without a cache.
+  if (k_cache_only)
+    check(tag + " k kept", d_k.download(), k, 0.0, 0.0);
+  else
+    check(tag + " k", d_k.download(), k_ref, 2e-6, 2e-6);
+  check(tag + " v kept", d_v.download(), v, 0.0, 0.0);
+  // f16: the kernel's f32 value and the reference's may round to neighbouring
+  // f16 values (one unit in the last place, < 2^-10 relative).
+  check_cache(tag + " k_cache", cache_values<C>(d_kc.download()), kc_want, s.n_kv, s.head_dim, n_ctx, pos,
+              f16 ? 1e-7 : 2e-6, f16 ? 1e-3 : 2e-6);
+  check_cache(tag + " v_cache", cache_values<C>(d_vc.download()), vc_want, s.n_kv, s.head_dim, n_ctx, pos, 0.0, 0.0);
+}
+
+template <CachePrecision C>
+void sweep_rope_cache_precision() {
+  const int n_ctx = 48;
+  // Real models' attention shapes: Llama-3.2-1B, Qwen2-0.5B, Qwen3-0.6B, and the tiny test models.
+  const RopeCacheShape llama[] = {{"llama", 32, 8, 64, 64, false}, {"llama-tiny", 2, 1, 32, 32, false}};
+  const RopeCacheShape neox[] = {{"qwen2", 14, 2, 64, 64, false},
+                                 {"qwen3", 16, 8, 128, 128, true},
+                                 {"qwen3-tiny", 4, 2, 32, 32, true},
+                                 {"qwen3 K alone", 0, 8, 128, 128, true},
+                                 {"partial rotary", 4, 2, 128, 64, false}};
+  for (int pos : {0, 1, n_ctx - 1, n_ctx}) {
+    for (bool cache_only : {false, true}) {
+      for (const RopeCacheShape& s : llama) sweep_rope_cache_case<RopeMode::norm, C>(s, n_ctx, pos, cache_only);
+      for (const RopeCacheShape& s : neox) sweep_rope_cache_case<RopeMode::neox, C>(s, n_ctx, pos, cache_only);
+    }
+  }
+}
+
+void sweep_rope_cache() {
+  sweep_rope_cache_precision<CachePrecision::f32>();
+  sweep_rope_cache_precision<CachePrecision::f16>();
+  // Invalid combinations the launcher must refuse.
+  DeviceBuffer<float> buf(4096);
+  DeviceBuffer<int> d_pos(std::vector<int>{0});
+  RopeParams p{};
+  p.parts[0] = {buf.get(), nullptr, 2, nullptr, true};
+  p.n_parts = 1;
+  p.pos = d_pos.get();
+  p.head_dim = 64;
+  p.rope_dims = 64;
+  expect_refused("rope cache_only without a cache", launch_rope<RopeMode::neox>(p, nullptr));
+  p.parts[0] = {buf.get(), nullptr, 2, buf.get() + 128, false};
+  p.n_ctx = 0;
+  expect_refused("rope cache with n_ctx 0", launch_rope<RopeMode::neox>(p, nullptr));
+  p.parts[0].cache = nullptr;
+  p.n_ctx = 4;
+  p.v = buf.get();
+  p.n_v_head = 2;
+  expect_refused("rope v without v_cache", launch_rope<RopeMode::neox>(p, nullptr));
 }
 
 // ---- kv cache write ------------------------------------------------------------------
@@ -992,6 +1146,7 @@ int main(int argc, char** argv) {
   sweep_repack();
   sweep_gemv();
   sweep_rope();
+  sweep_rope_cache();
   sweep_kv_write();
   sweep_attention();
   sweep_elementwise();

@@ -192,3 +192,31 @@ TEST_CASE("schedule matches the reference under random sets of held rules", "[pl
 
 }  // namespace
 }  // namespace lanec
+
+namespace lanec {
+namespace {
+
+TEST_CASE("schedule matches the reference under every subset of the attention-entry rules",
+          "[plan][rope-write]") {
+  // row_write joins the cache rows to the rope launch; with head_norm_rope,
+  // rope_parts, qkv_head_epilogue and gemv_parts held in any combination it
+  // must stay correct (held -> the separate launches of before).
+  const std::vector<std::string> rules = {"head_norm_rope", "row_write", "rope_parts", "qkv_head_epilogue",
+                                          "gemv_parts"};
+  for (const char* preset : {"llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
+    auto model = test::tiny_model(preset);
+    for (unsigned mask = 0; mask < (1u << rules.size()); ++mask) {
+      std::vector<std::string> held;
+      for (size_t i = 0; i < rules.size(); ++i)
+        if (mask & (1u << i)) held.push_back(rules[i]);
+      check_against_reference(*model, test::test_knobs("f32", "dequant"), held, 1e-4);
+    }
+    // f16 caches round each stored row, whichever launch stores it.
+    for (const std::vector<std::string>& held :
+         {std::vector<std::string>{}, {"row_write"}, {"rope_parts"}, {"head_norm_rope", "rope_parts"}})
+      check_against_reference(*model, test::test_knobs("f16", "int8"), held, 5e-2);
+  }
+}
+
+}  // namespace
+}  // namespace lanec

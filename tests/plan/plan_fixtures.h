@@ -63,6 +63,7 @@ struct DecoderDims {
   int64_t n_embd = 4096, n_layer = 32, n_head = 32, n_head_kv = 8, head_dim = 128;
   int64_t n_ff = 14336, n_vocab = 128256, n_ctx = 4096;
   GgmlType type = GgmlType::Q8_0;
+  bool k_rope_output = false;  // layer 0's rotated K is also a graph output
 };
 
 inline Graph decoder_graph(const DecoderDims& d) {
@@ -90,6 +91,7 @@ inline Graph decoder_graph(const DecoderDims& d) {
     TensorId vc = b.state(layer_name("cache_v", l), GgmlType::F32, {d.n_ctx, d.n_head_kv, d.head_dim});
     b.op(OpKind::kv_write, {kr, pos}, {kc});
     b.op(OpKind::kv_write, {v, pos}, {vc});
+    if (d.k_rope_output && l == 0) b.output(kr);
     TensorId at = b.apply(OpKind::attention, layer_name("attn", l), {d.n_head, d.head_dim},
                           {qr, kc, vc, pos}, {{"scale", 1.0 / std::sqrt(static_cast<double>(d.head_dim))}});
     TensorId ao = b.apply(OpKind::matmul, layer_name("attn_out", l), {d.n_embd},

@@ -60,7 +60,7 @@ TEST_CASE("--dump-after: every stage dumps; an unknown stage is an error", "[pla
   PlanOptions rewrite;
   rewrite.dump_after = "rewrite";
   std::string text = plan_graph(model->graph, knobs, rewrite).dump;
-  CHECK(text.find("rope [head_norm_rope, rope_parts] {") != std::string::npos);
+  CHECK(text.find("rope [head_norm_rope, row_write, rope_parts] {") != std::string::npos);
   CHECK(text.find("gemv [qkv_head_epilogue, gemv_parts] pack=qkv_l00 {") != std::string::npos);
   PlanOptions bad;
   bad.dump_after = "emit";

@@ -73,6 +73,7 @@ struct AttnBlock {
   bool head_norms = false;
   bool separate_v_input = false;
   double k_freq_base = 10000.0;
+  bool rope_k = true;          // false: the K cache takes k as it is (no rope makes the K row)
 };
 
 inline Graph attention_graph(const AttnBlock& a) {
@@ -96,7 +97,7 @@ inline Graph attention_graph(const AttnBlock& a) {
   Attrs krope = rope;
   krope["freq_base"] = a.k_freq_base;
   TensorId qr = g.apply_like(OpKind::rope, "q_rope_l00", {q, pos}, rope);
-  TensorId kr = g.apply_like(OpKind::rope, "k_rope_l00", {k, pos}, krope);
+  TensorId kr = a.rope_k ? g.apply_like(OpKind::rope, "k_rope_l00", {k, pos}, krope) : k;
   TensorId kc = g.state("cache_k_l00", GgmlType::F32, {a.n_ctx, a.n_kv, a.hd});
   TensorId vc = g.state("cache_v_l00", GgmlType::F32, {a.n_ctx, a.n_kv, a.v_dim});
   g.op(OpKind::kv_write, {kr, pos}, {kc});

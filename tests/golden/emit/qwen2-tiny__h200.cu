@@ -5,7 +5,7 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    18 a step (argmax 1, attention 2, embed 1, gemv 9, kv_write 2, rms_norm 1, rope 2)
+// launches:    16 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 1, rope 2)
 // memory:      weights 151296 bytes, buffers 82944 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -150,8 +150,6 @@ struct Buffers {
   float* k_bias_l01;  // k_bias_l01  activation f32 [32] = qkv_l01 + 64
   float* k_l00;  // k_l00  activation f32 [1, 32] = k_bias_l00 + 0
   float* k_l01;  // k_l01  activation f32 [1, 32] = k_bias_l01 + 0
-  float* k_rope_l00;  // k_rope_l00  activation f32 [1, 32] = k_l00 + 0
-  float* k_rope_l01;  // k_rope_l01  activation f32 [1, 32] = k_l01 + 0
   float* q_bias_l00;  // q_bias_l00  activation f32 [64] = qkv_l00 + 0
   float* q_bias_l01;  // q_bias_l01  activation f32 [64] = qkv_l01 + 0
   float* q_l00;  // q_l00  activation f32 [2, 32] = q_bias_l00 + 0
@@ -241,8 +239,6 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.k_bias_l01 = b.qkv_l01 + 64;
   b.k_l00 = b.qkv_l00 + 64;
   b.k_l01 = b.qkv_l01 + 64;
-  b.k_rope_l00 = b.qkv_l00 + 64;
-  b.k_rope_l01 = b.qkv_l01 + 64;
   b.q_bias_l00 = b.qkv_l00 + 0;
   b.q_bias_l01 = b.qkv_l01 + 0;
   b.q_l00 = b.qkv_l00 + 0;
@@ -264,24 +260,22 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
     {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 2
-    {"rope_q_l00", "rope", "ops 11-12 (rope_parts)", 0u, 772u, 0u},  // 3
-    {"kv_write_cache_k_l00", "kv_write", "ops 13-14 (row_write)", 0u, 388u, 0u},  // 4
-    {"attention_attn_l00", "attention", "op 15", 0u, 1428u, 128u},  // 5
-    {"gemv_attn_res_l00", "gemv", "ops 16-18 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 6
-    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 744u, 0u},  // 7
-    {"gemv_l_out_l00", "gemv", "ops 22-24 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 8
-    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 9
-    {"rope_q_l01", "rope", "ops 34-35 (rope_parts)", 0u, 772u, 0u},  // 10
-    {"kv_write_cache_k_l01", "kv_write", "ops 36-37 (row_write)", 0u, 388u, 0u},  // 11
-    {"attention_attn_l01", "attention", "op 38", 0u, 1428u, 128u},  // 12
-    {"gemv_attn_res_l01", "gemv", "ops 39-41 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 13
-    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 744u, 0u},  // 14
-    {"gemv_l_out_l01", "gemv", "ops 45-47 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 15
-    {"gemv_logits", "gemv", "op 48", 34816u, 2120u, 0u},  // 16
-    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 17
+    {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 15", 0u, 1428u, 128u},  // 4
+    {"gemv_attn_res_l00", "gemv", "ops 16-18 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 5
+    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 744u, 0u},  // 6
+    {"gemv_l_out_l00", "gemv", "ops 22-24 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 7
+    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 8
+    {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts)", 0u, 900u, 0u},  // 9
+    {"attention_attn_l01", "attention", "op 38", 0u, 1428u, 128u},  // 10
+    {"gemv_attn_res_l01", "gemv", "ops 39-41 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 11
+    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 744u, 0u},  // 12
+    {"gemv_l_out_l01", "gemv", "ops 45-47 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 13
+    {"gemv_logits", "gemv", "op 48", 34816u, 2120u, 0u},  // 14
+    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 15
 };
 
-// ---- one decode step: 18 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 16 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -323,32 +317,23 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 2);
-  {  // rope_q_l00: #11 rope q_rope_l00, #12 rope k_rope_l00  [rope_parts]
+  {  // rope_q_l00: #11 rope q_rope_l00, #12 rope k_rope_l00, #13 kv_write cache_k_l00, #14 kv_write cache_v_l00  [row_write, rope_parts]
     RopeParams p{};
-    p.parts[0] = {b.q_l00, nullptr, 2};
-    p.parts[1] = {b.k_l00, nullptr, 1};
+    p.parts[0] = {b.q_l00, nullptr, 2, nullptr, false};
+    p.parts[1] = {b.k_l00, nullptr, 1, b.cache_k_l00, true};  // rotated rows go only to the cache: no one reads k_l00 again
     p.n_parts = 2;
     p.pos = b.pos;
     p.head_dim = 32;
     p.rope_dims = 32;
     p.theta_base = 1000000.0f;
     p.eps = 0.0f;
-    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
+    p.v = b.v_l00;
+    p.v_cache = b.cache_v_l00;
+    p.n_v_head = 1;
+    p.n_ctx = 256;
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
   if (prof) prof->mark(stream, 3);
-  {  // kv_write_cache_k_l00: #13 kv_write cache_k_l00, #14 kv_write cache_v_l00  [row_write]
-    KvWriteParams p{};
-    p.k = b.k_rope_l00;
-    p.v = b.v_l00;
-    p.k_cache = b.cache_k_l00;
-    p.v_cache = b.cache_v_l00;
-    p.pos = b.pos;
-    p.n_kv_head = 1;
-    p.head_dim = 32;
-    p.n_ctx = 256;
-    LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
-  }
-  if (prof) prof->mark(stream, 4);
   {  // attention_attn_l00: #15 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -368,7 +353,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
+  if (prof) prof->mark(stream, 4);
   {  // gemv_attn_res_l00: #16 matmul attn_out_l00, #17 add attn_res_l00, #18 rms_norm ffn_norm_l00  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
@@ -384,7 +369,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.ffn_norm_l00_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 5);
   {  // gemv_ffn_act_l00: #19 matmul ffn_gate_l00, #20 matmul ffn_up_l00, #21 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -399,7 +384,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l00_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_l_out_l00: #22 matmul ffn_out_l00, #23 add l_out_l00, #24 rms_norm attn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
@@ -415,7 +400,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.attn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 7);
   // ---- layer 1
   {  // gemv_q_bias_l01: #25 matmul q_flat_l01, #26 add q_bias_l01, #28 matmul k_flat_l01, #29 add k_bias_l01, #31 matmul v_flat_l01, #32 add v_bias_l01  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
@@ -429,33 +414,24 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
-  {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01  [rope_parts]
+  if (prof) prof->mark(stream, 8);
+  {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01, #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write, rope_parts]
     RopeParams p{};
-    p.parts[0] = {b.q_l01, nullptr, 2};
-    p.parts[1] = {b.k_l01, nullptr, 1};
+    p.parts[0] = {b.q_l01, nullptr, 2, nullptr, false};
+    p.parts[1] = {b.k_l01, nullptr, 1, b.cache_k_l01, true};  // rotated rows go only to the cache: no one reads k_l01 again
     p.n_parts = 2;
     p.pos = b.pos;
     p.head_dim = 32;
     p.rope_dims = 32;
     p.theta_base = 1000000.0f;
     p.eps = 0.0f;
-    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox>(p, stream)));
-  }
-  if (prof) prof->mark(stream, 10);
-  {  // kv_write_cache_k_l01: #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write]
-    KvWriteParams p{};
-    p.k = b.k_rope_l01;
     p.v = b.v_l01;
-    p.k_cache = b.cache_k_l01;
     p.v_cache = b.cache_v_l01;
-    p.pos = b.pos;
-    p.n_kv_head = 1;
-    p.head_dim = 32;
+    p.n_v_head = 1;
     p.n_ctx = 256;
-    LANEC_CUDA_CHECK((launch_kv_write<CachePrecision::f16>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 9);
   {  // attention_attn_l01: #38 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -475,7 +451,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 4;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 10);
   {  // gemv_attn_res_l01: #39 matmul attn_out_l01, #40 add attn_res_l01, #41 rms_norm ffn_norm_l01  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
@@ -491,7 +467,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.ffn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 11);
   {  // gemv_ffn_act_l01: #42 matmul ffn_gate_l01, #43 matmul ffn_up_l01, #44 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -506,7 +482,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.y_q8_count = b.ffn_act_l01_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 12);
   {  // gemv_l_out_l01: #45 matmul ffn_out_l01, #46 add l_out_l01, #47 rms_norm result_norm  [add_norm, gemv_norm_epilogue]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
@@ -522,7 +498,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.norm_count = b.result_norm_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 13);
   // ---- output
   {  // gemv_logits: #48 matmul logits  [no rule]
     GemvParams p{};
@@ -534,7 +510,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 14);
   {  // argmax_next_token: #49 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -550,7 +526,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 15);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
