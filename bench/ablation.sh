@@ -4,7 +4,8 @@
 # the dequant numerics in place of int8 activations. Runs on the GPU machine
 # after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/ablation.sh [PRESET]          (default qwen3-0.6b)
-# Prints a markdown table and writes ablation.md to $OUT (or the work folder).
+# Prints a markdown table and writes ablation_PRESET.md and the all-rules
+# program's --profile (profile_ablation_PRESET.md) to $OUT (or the work folder).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -54,4 +55,7 @@ row() {  # row LABEL PROGRAM
     row "$label" "held_$v"
   done
   row "activations: dequant (all rules on)" numerics_dequant
-} | tee "$DEST/ablation.md"
+} | tee "$DEST/ablation_$PRESET.md"
+# Where the time goes with every rule on: each launch of one step timed alone.
+"$WORK/held_none" "$MODEL" --prompt-tokens "1" -n 1 --profile --repeats 5 --quiet \
+  >"$DEST/profile_ablation_$PRESET.md" 2>&1 || echo "profile failed"

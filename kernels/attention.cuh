@@ -56,7 +56,14 @@ struct AttentionParams {
 // e to element e of the group's Group*HeadDim outputs (a warp = one int8 block).
 constexpr int kAttnWarps = 4;
 constexpr int kAttnThreads = kAttnWarps * kWarpSize;
-constexpr int kAttnMinKeysPerSplit = 64;  // a split below this many keys costs more than it saves
+// Keys a split takes at least: a block's 4 warps score 2-4 keys each per
+// iteration, so 16 keys are about two dependent rounds of cache loads; more
+// keys a split serialize short contexts (measured: 64 kept 8 of 132 SMs busy
+// at a 100-token context), fewer cost more merge work than they save.
+#ifndef LANEC_ATTN_MIN_KEYS
+#define LANEC_ATTN_MIN_KEYS 16
+#endif
+constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 constexpr int kAttnMaxSplits = 64;
 constexpr int kAttnMaxGroup = 8;          // query heads a block serves
 constexpr int kAttnMaxGroupElems = 1024;  // Group * HeadDim: registers of q and the accumulators

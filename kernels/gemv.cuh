@@ -165,8 +165,7 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
 __device__ __forceinline__ void quantize_output_tail(const GemvParams& p, int block_first_row, int block_rows) {
   __shared__ int is_last;
   const int group = block_first_row / kQ8Block;
-  __threadfence();  // this thread's y stores, device-wide, before the count
-  __syncthreads();
+  __syncthreads();  // the y writers fenced their stores (gemv_kernel's epilogue)
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     const int arrived = atomicAdd(p.y_q8_count + group, 1) + 1;
     is_last = arrived == kQ8Block / block_rows;
@@ -193,8 +192,7 @@ __device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
   extern __shared__ float tail_yw[];  // [rows] y * norm_w, the launch's dynamic shared memory
   __shared__ int is_last;
   __shared__ float warp_sums[kGemvMaxWarps];
-  __threadfence();  // this thread's y stores, device-wide, before the count
-  __syncthreads();
+  __syncthreads();  // the y writers fenced their stores (gemv_kernel's epilogue)
   const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
   const int n_threads = static_cast<int>(blockDim.x * blockDim.y);
   const int n_warps = n_threads / kWarpSize;
@@ -371,7 +369,10 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
       }
     }
   }
-  // Every thread reaches this point (no early return above): the tail has barriers.
+  // A tail reads y back from other blocks: its writers make their stores
+  // visible device-wide before the block counts itself done. Every thread
+  // reaches this point (no early return above): the tails have barriers.
+  if ((p.y_qs != nullptr || p.norm_w != nullptr) && slice == 0 && lane == 0) __threadfence();
   if (p.y_qs != nullptr) gemv_detail::quantize_output_tail(p, static_cast<int>(blockIdx.x) * groups * RowsPerWarp, groups * RowsPerWarp);
   else if (p.norm_w != nullptr) gemv_detail::norm_output_tail(p);
 }
