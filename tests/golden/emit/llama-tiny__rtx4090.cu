@@ -6,7 +6,7 @@
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
 // launches:    16 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 1, rope 2)
-// memory:      weights 114944 bytes, buffers 82944 bytes
+// memory:      weights 114944 bytes, buffers 89088 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -87,7 +87,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"llama.attention.layer_norm_rms_epsilon", "1e-05"},
 };
 
-// ---- buffers: one device allocation of 82944 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 89088 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -119,12 +119,12 @@ struct Buffers {
   float* qkv_l01;  // qkv_l01  activation f32 [128]
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 + f32 scale per 32 [64]
   // workspace
-  float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 4, 32]
+  float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 16, 32]
   int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
-  float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 4, 2]
-  float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 4, 32]
+  float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 16, 2]
+  float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 16, 32]
   int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2]
-  float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 4, 2]
+  float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 16, 2]
   int* attn_norm_l01_count;  // attn_norm_l01.count  workspace i32 [1]
   int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
   int* ffn_act_l01_q8_count;  // ffn_act_l01.q8_count  workspace i32 [4]
@@ -197,17 +197,17 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.qkv_l01 = reinterpret_cast<float*>(bbase + 73216);
   b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 73728), reinterpret_cast<float*>(bbase + 73792)};
   b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 73984);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 75008);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 75264);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 75520);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 76544);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 76800);
-  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 77056);
-  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 77312);
-  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 77568);
-  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 77824);
-  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 78080);
-  b.result_norm_count = reinterpret_cast<int*>(bbase + 78336);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 78080);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 78336);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 78592);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 82688);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 82944);
+  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 83200);
+  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 83456);
+  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 83712);
+  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 83968);
+  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 84224);
+  b.result_norm_count = reinterpret_cast<int*>(bbase + 84480);
   b.k_l00 = b.qkv_l00 + 64;
   b.k_l01 = b.qkv_l01 + 64;
   b.q_l00 = b.qkv_l00 + 0;
@@ -216,8 +216,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 78592);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 82688);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 84736);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 88832);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -228,13 +228,13 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
-    {"attention_attn_l00", "attention", "op 9", 0u, 1428u, 128u},  // 4
+    {"attention_attn_l00", "attention", "op 9", 0u, 4692u, 128u},  // 4
     {"gemv_attn_res_l00", "gemv", "ops 10-12 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 5
     {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 744u, 0u},  // 6
     {"gemv_l_out_l00", "gemv", "ops 16-18 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 7
     {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 584u, 0u},  // 8
     {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts)", 0u, 900u, 0u},  // 9
-    {"attention_attn_l01", "attention", "op 26", 0u, 1428u, 128u},  // 10
+    {"attention_attn_l01", "attention", "op 26", 0u, 4692u, 128u},  // 10
     {"gemv_attn_res_l01", "gemv", "ops 27-29 (add_norm, gemv_norm_epilogue)", 4608u, 660u, 0u},  // 11
     {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 744u, 0u},  // 12
     {"gemv_l_out_l01", "gemv", "ops 33-35 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 13
@@ -317,7 +317,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
-    p.n_split = 4;
+    p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
@@ -415,7 +415,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
-    p.n_split = 4;
+    p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 10);
@@ -509,7 +509,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 114944u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    82944u,  // buffer bytes
+    89088u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity

@@ -6,7 +6,7 @@
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
 // launches:    16 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 1, rope 2)
-// memory:      weights 141568 bytes, buffers 151552 bytes
+// memory:      weights 141568 bytes, buffers 164352 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -95,7 +95,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen3.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 151552 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 164352 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -127,12 +127,12 @@ struct Buffers {
   float* qkv_l01;  // qkv_l01  activation f32 [256]
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 + f32 scale per 32 [64]
   // workspace
-  float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [4, 4, 32]
+  float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [4, 16, 32]
   int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [4]
-  float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [4, 4, 2]
-  float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [4, 4, 32]
+  float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [4, 16, 2]
+  float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [4, 16, 32]
   int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [4]
-  float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [4, 4, 2]
+  float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [4, 16, 2]
   int* attn_norm_l01_count;  // attn_norm_l01.count  workspace i32 [1]
   int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
   int* ffn_act_l01_q8_count;  // ffn_act_l01.q8_count  workspace i32 [4]
@@ -209,17 +209,17 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.qkv_l01 = reinterpret_cast<float*>(bbase + 139264);
   b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 140288), reinterpret_cast<float*>(bbase + 140352)};
   b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 140544);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 142592);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 142848);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 143104);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 145152);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 145408);
-  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 145664);
-  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 145920);
-  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 146176);
-  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 146432);
-  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 146688);
-  b.result_norm_count = reinterpret_cast<int*>(bbase + 146944);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 148736);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 148992);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 149504);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 157696);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 157952);
+  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 158464);
+  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 158720);
+  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 158976);
+  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 159232);
+  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 159488);
+  b.result_norm_count = reinterpret_cast<int*>(bbase + 159744);
   b.k_l00 = b.qkv_l00 + 128;
   b.k_l01 = b.qkv_l01 + 128;
   b.q_l00 = b.qkv_l00 + 0;
@@ -228,8 +228,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 192;
   b.v_l01 = b.qkv_l01 + 192;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 147200);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 151296);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 160000);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 164096);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -240,13 +240,13 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
-    {"attention_attn_l00", "attention", "op 11", 0u, 2852u, 256u},  // 4
+    {"attention_attn_l00", "attention", "op 11", 0u, 9380u, 256u},  // 4
     {"gemv_attn_res_l00", "gemv", "ops 12-14 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 5
     {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 744u, 0u},  // 6
     {"gemv_l_out_l00", "gemv", "ops 18-20 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 7
     {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 8
     {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 9
-    {"attention_attn_l01", "attention", "op 30", 0u, 2852u, 256u},  // 10
+    {"attention_attn_l01", "attention", "op 30", 0u, 9380u, 256u},  // 10
     {"gemv_attn_res_l01", "gemv", "ops 31-33 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 11
     {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 744u, 0u},  // 12
     {"gemv_l_out_l01", "gemv", "ops 37-39 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 13
@@ -329,7 +329,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_head = 4;
     p.n_kv_head = 2;
     p.n_ctx = 256;
-    p.n_split = 4;
+    p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
@@ -427,7 +427,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_head = 4;
     p.n_kv_head = 2;
     p.n_ctx = 256;
-    p.n_split = 4;
+    p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 10);
@@ -521,7 +521,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     90,  // planned for sm_90
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 141568u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    151552u,  // buffer bytes
+    164352u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
