@@ -179,7 +179,7 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   const auto& attn = std::get<AttentionLaunch>(find_launch(many, "attention_attn_l00")->params);
   CHECK(attn.heads_per_block == attention_heads_per_block(attn.n_head / attn.n_kv_head, attn.head_dim));
   CHECK(attn.n_split == choose_attention_splits(attn.n_head / attn.heads_per_block, 256, 132));
-  CHECK(attn.n_split == 4);  // 256 cache rows: one split per 64
+  CHECK(attn.n_split == 16);  // 256 cache rows: one split per 16
   CHECK(many.buffer(attn.part_acc).role == BufferRole::workspace);
   CHECK(many.buffer(attn.done).role == BufferRole::workspace);
   CHECK(many.buffer(attn.done).type == GgmlType::I32);
@@ -287,7 +287,8 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   CHECK(choose_argmax_blocks(1, 132) == 1);
   // Splits: a maximum for the longest context, blocks x splits covering the SMs twice.
   CHECK(choose_attention_splits(8, 4096, 132) == 33);
-  CHECK(choose_attention_splits(8, 256, 132) == 4);  // one split per 64 cache rows
+  CHECK(choose_attention_splits(8, 256, 132) == 16);  // one split per 16 cache rows
+  CHECK(choose_attention_splits(8, 128, 132) == 8);
   CHECK(choose_attention_splits(64, 32768, 132) == 64);
   CHECK(attention_smem_bytes(128, 2) == 2 * (4 * (128 + 2) + 2 * 64) * 4 + 1);
 }
