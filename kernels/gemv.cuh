@@ -207,7 +207,7 @@ __device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
   const float* y = p.parts[0].y;
   float sumsq = 0.0f;
   if (aligned16(y) && aligned16(p.norm_w)) {
-#pragma unroll 4
+#pragma unroll 2
     for (int i = 4 * tid; i < n; i += 4 * n_threads) {
       const float4 v = __ldcg(reinterpret_cast<const float4*>(y + i));
       const float4 w = __ldg(reinterpret_cast<const float4*>(p.norm_w + i));
@@ -228,13 +228,15 @@ __device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
   float total = 0.0f;
   for (int w = 0; w < n_warps; ++w) total += warp_sums[w];
   const float inv = rsqrtf(total / static_cast<float>(n) + p.norm_eps);
+  // Loops stay rolled: the tail shares the kernel's register allocation, and
+  // unrolled it took 128 registers a thread, halving every GEMV's occupancy.
   for (int b = tid; b < n / kQ8Block; b += n_threads) {
     const float* block = tail_yw + b * kQ8Block;
-    float amax = 0.0f;
-#pragma unroll
-    for (int j = 0; j < kQ8Block; ++j) amax = fmaxf(amax, fabsf(block[(j + tid) % kQ8Block] * inv));
-    const float scale = amax / 127.0f;
-#pragma unroll
+    float amax = 0.0f;  // max |y w| * inv: inv > 0 and rounding is monotonic
+#pragma unroll 1
+    for (int j = 0; j < kQ8Block; ++j) amax = fmaxf(amax, fabsf(block[(j + tid) % kQ8Block]));
+    const float scale = amax * inv / 127.0f;
+#pragma unroll 1
     for (int j = 0; j < kQ8Block; ++j) {
       const int e = (j + tid) % kQ8Block;
       const float v = block[e] * inv;
