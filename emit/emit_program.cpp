@@ -535,21 +535,6 @@ class ProgramEmitter {
       o << "    p.x = " << f32_ptr(g.x) << ";\n";
     }
     o << "    p.split_k = " << g.split_k << ";\n";
-    if (!g.y_q8.empty()) {
-      o << "    p.y_qs = " << qs(g.y_q8) << ";\n";
-      o << "    p.y_d = " << qd(g.y_q8) << ";\n";
-      o << "    p.y_q8_count = " << ptr(g.y_q8_count) << ";\n";
-    }
-    if (!g.norm_weight.empty()) {
-      o << "    p.norm_w = " << f32_ptr(g.norm_weight) << ";\n";
-      o << "    p.norm_eps = " << float_literal(g.norm_eps) << ";\n";
-      if (!g.norm_out.empty()) o << "    p.norm_y = " << f32_ptr(g.norm_out) << ";\n";
-      if (!g.norm_out_q8.empty()) {
-        o << "    p.norm_qs = " << qs(g.norm_out_q8) << ";\n";
-        o << "    p.norm_d = " << qd(g.norm_out_q8) << ";\n";
-      }
-      o << "    p.norm_count = " << ptr(g.norm_count) << ";\n";
-    }
     launch_call("launch_gemv<" + weight_format(g.format) + ", " + (int8 ? "Activation::int8" : "Activation::f32") +
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }

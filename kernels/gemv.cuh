@@ -20,7 +20,6 @@
 #include <cstring>
 
 #include "common.cuh"
-#include "quantize.cuh"
 
 namespace lanec::kernels {
 
@@ -45,25 +44,7 @@ struct GemvParams {
   const int8_t* x_qs;     // [k] int8 input (Activation::int8); 16-byte aligned
   const float* x_d;       // [k/32] int8 input block scales
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
-  // Optional int8 form of parts[0].y (one part, or the SwiGLU output), for an
-  // int8 GEMV that reads it next; nullptr = none. See quantize_output_tail.
-  int8_t* y_qs;           // [rows]
-  float* y_d;             // [rows/32]
-  int* y_q8_count;        // [rows/32] counters, zero before the launch and after it
-  // Optional norm tail (one part, rows a multiple of 32, at most
-  // kGemvNormTailMaxRows): the last block forms rms_norm(parts[0].y) * norm_w
-  // as f32 (norm_y) and/or int8 (norm_qs, norm_d). See norm_output_tail.
-  const float* norm_w;    // [rows] or nullptr = no tail
-  float norm_eps;
-  float* norm_y;          // [rows] or nullptr
-  int8_t* norm_qs;        // [rows] or nullptr
-  float* norm_d;          // [rows/32]
-  int* norm_count;        // [1] counter, zero before the launch and after it
 };
-
-// The norm tail holds the vector in dynamic shared memory: 32 KiB, within the
-// 48 KiB a block gets without opt-in together with the static arrays.
-constexpr int kGemvNormTailMaxRows = 8192;
 
 // Elements of x covered by one 16-byte chunk of a weight row.
 template <WeightFormat F>
@@ -152,98 +133,6 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
     s = __dp4a(raw.z, x.q.z, s);
     s = __dp4a(raw.w, x.q.w, s);
     return d * x.d * static_cast<float>(s);
-  }
-}
-
-// The int8 form of y (quantize.cuh's math) written by the launch that makes
-// y. A 32-row block of y is finished by several thread blocks (each holds
-// block_rows = 1..16 consecutive rows; block_rows divides 32): each counts
-// itself done on the block's counter after its stores, and the last one to
-// arrive reads the 32 values back from L2 and quantizes them, then zeroes the
-// counter for the next launch (no other block touches it again in this one).
-// Must be reached by every thread of the block.
-__device__ __forceinline__ void quantize_output_tail(const GemvParams& p, int block_first_row, int block_rows) {
-  __shared__ int is_last;
-  const int group = block_first_row / kQ8Block;
-  __syncthreads();  // the y writers fenced their stores (gemv_kernel's epilogue)
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    const int arrived = atomicAdd(p.y_q8_count + group, 1) + 1;
-    is_last = arrived == kQ8Block / block_rows;
-    if (is_last) p.y_q8_count[group] = 0;
-  }
-  __syncthreads();
-  if (!is_last || threadIdx.y != 0) return;
-  __threadfence();  // the other blocks' y stores are visible from here on
-  const int i = group * kQ8Block + static_cast<int>(threadIdx.x);
-  quantize_block_warp(__ldcg(p.parts[0].y + i), p.y_qs + group * kQ8Block, p.y_d + group, static_cast<int>(threadIdx.x));
-}
-
-// gemv_norm_epilogue's tail: the norm of the whole output needs every row,
-// so each block counts itself done after its stores and the last one to
-// arrive finishes the vector. It zeroes the counter for the next launch.
-// Two passes over shared memory, both latency-light (the tail is serial
-// after the GEMV, so every µs counts): all threads load y (from L2) and
-// norm_w with 16-byte loads where aligned, keep y * norm_w in shared memory
-// and sum y^2 (fixed order: deterministic); then each thread finishes whole
-// 32-element blocks: (y w) * rsqrt(mean(y^2) + eps), f32 and/or int8
-// (quantize.cuh's math). A thread reads its block rotated by its index so
-// the 32 threads of a warp hit 32 different banks. Must be reached by every thread.
-__device__ __forceinline__ void norm_output_tail(const GemvParams& p) {
-  extern __shared__ float tail_yw[];  // [rows] y * norm_w, the launch's dynamic shared memory
-  __shared__ int is_last;
-  __shared__ float warp_sums[kGemvMaxWarps];
-  __syncthreads();  // the y writers fenced their stores (gemv_kernel's epilogue)
-  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int n_threads = static_cast<int>(blockDim.x * blockDim.y);
-  const int n_warps = n_threads / kWarpSize;
-  if (tid == 0) {
-    is_last = atomicAdd(p.norm_count, 1) + 1 == static_cast<int>(gridDim.x);
-    if (is_last) *p.norm_count = 0;
-  }
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();  // the other blocks' y stores are visible from here on
-  const int n = p.parts[0].rows;
-  const float* y = p.parts[0].y;
-  float sumsq = 0.0f;
-  if (aligned16(y) && aligned16(p.norm_w)) {
-#pragma unroll 2
-    for (int i = 4 * tid; i < n; i += 4 * n_threads) {
-      const float4 v = __ldcg(reinterpret_cast<const float4*>(y + i));
-      const float4 w = __ldg(reinterpret_cast<const float4*>(p.norm_w + i));
-      sumsq += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
-      *reinterpret_cast<float4*>(tail_yw + i) = make_float4(v.x * w.x, v.y * w.y, v.z * w.z, v.w * w.w);
-    }
-  } else {
-#pragma unroll 8
-    for (int i = tid; i < n; i += n_threads) {
-      const float v = __ldcg(y + i);
-      sumsq += v * v;
-      tail_yw[i] = v * __ldg(p.norm_w + i);
-    }
-  }
-  sumsq = warp_sum(sumsq);
-  if (threadIdx.x == 0) warp_sums[threadIdx.y] = sumsq;
-  __syncthreads();
-  float total = 0.0f;
-  for (int w = 0; w < n_warps; ++w) total += warp_sums[w];
-  const float inv = rsqrtf(total / static_cast<float>(n) + p.norm_eps);
-  // Loops stay rolled: the tail shares the kernel's register allocation, and
-  // unrolled it took 128 registers a thread, halving every GEMV's occupancy.
-  for (int b = tid; b < n / kQ8Block; b += n_threads) {
-    const float* block = tail_yw + b * kQ8Block;
-    float amax = 0.0f;  // max |y w| * inv: inv > 0 and rounding is monotonic
-#pragma unroll 1
-    for (int j = 0; j < kQ8Block; ++j) amax = fmaxf(amax, fabsf(block[(j + tid) % kQ8Block]));
-    const float scale = amax * inv / 127.0f;
-#pragma unroll 1
-    for (int j = 0; j < kQ8Block; ++j) {
-      const int e = (j + tid) % kQ8Block;
-      const float v = block[e] * inv;
-      if (p.norm_y != nullptr) p.norm_y[b * kQ8Block + e] = v;
-      if (p.norm_qs != nullptr) p.norm_qs[b * kQ8Block + e] = static_cast<int8_t>(scale > 0.0f ? roundf(v / scale) : 0.0f);
-    }
-    if (p.norm_qs != nullptr) p.norm_d[b] = scale;
   }
 }
 
@@ -371,12 +260,6 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
       }
     }
   }
-  // A tail reads y back from other blocks: its writers make their stores
-  // visible device-wide before the block counts itself done. Every thread
-  // reaches this point (no early return above): the tails have barriers.
-  if ((p.y_qs != nullptr || p.norm_w != nullptr) && slice == 0 && lane == 0) __threadfence();
-  if (p.y_qs != nullptr) gemv_detail::quantize_output_tail(p, static_cast<int>(blockIdx.x) * groups * RowsPerWarp, groups * RowsPerWarp);
-  else if (p.norm_w != nullptr) gemv_detail::norm_output_tail(p);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps.
@@ -397,19 +280,10 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     rows += p.parts[q].rows;
   }
   if (Swiglu) rows = p.parts[0].rows;
-  if (p.y_qs != nullptr && (p.y_d == nullptr || p.y_q8_count == nullptr || (p.n_parts != 1 && !Swiglu) ||
-                            p.parts[0].y == nullptr || p.parts[0].rows % kQ8Block != 0))
-    return invalid_launch();
-  if (p.norm_w != nullptr &&
-      (p.n_parts != 1 || Swiglu || p.y_qs != nullptr || p.norm_count == nullptr || p.parts[0].rows % kQ8Block != 0 ||
-       p.parts[0].rows > kGemvNormTailMaxRows || (p.norm_y == nullptr && p.norm_qs == nullptr) ||
-       (p.norm_qs != nullptr && p.norm_d == nullptr)))
-    return invalid_launch();
-  const size_t tail_smem = p.norm_w != nullptr ? static_cast<size_t>(p.parts[0].rows) * sizeof(float) : 0;
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, tail_smem, stream, p);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

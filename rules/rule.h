@@ -88,7 +88,7 @@ namespace rule_helpers {
 // The single op of a node of kind single with op kind `kind`, or nullptr.
 const Op* single_op(const FusedGraph& g, const FusedNode& n, OpKind kind);
 // True when node n is a gemv-capable node: a single matmul or a gemv node
-// without a SwiGLU or a norm tail.
+// without a SwiGLU.
 bool is_plain_gemv(const FusedGraph& g, const FusedNode& n);
 // The matmul ops of a node, in op order.
 std::vector<const Op*> matmuls_of(const FusedGraph& g, const FusedNode& n);

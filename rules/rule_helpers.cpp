@@ -22,7 +22,7 @@ bool is_plain_gemv(const FusedGraph& g, const FusedNode& n) {
   if (single_op(g, n, OpKind::matmul)) return true;
   if (n.kind != NodeKind::gemv) return false;
   for (size_t i : n.ops)
-    if (g.op(i).kind == OpKind::swiglu || g.op(i).kind == OpKind::rms_norm) return false;
+    if (g.op(i).kind == OpKind::swiglu) return false;
   return true;
 }
 

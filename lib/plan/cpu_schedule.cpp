@@ -258,28 +258,8 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
     }
     std::copy(y[p].begin(), y[p].end(), f32(part.y, part.rows));
   }
-  if (!l.y_q8.empty()) {
-    Storage& q = q8(l.y_q8);
-    quantize_q8_blocks(y[0].data(), l.parts[0].rows, q.qs.data(), q.qd.data());
-  }
-  if (!l.norm_weight.empty()) run_norm_tail(l, y[0]);
 }
 
-// gemv_norm_epilogue's tail: the rms_norm launch's math on the GEMV's output.
-void CpuScheduleExecutor::run_norm_tail(const GemvLaunch& l, const std::vector<float>& h) {
-  const int64_t n = static_cast<int64_t>(h.size());
-  double sumsq = 0.0;
-  for (float v : h) sumsq += static_cast<double>(v) * v;
-  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(n) + l.norm_eps);
-  const float* w = f32_in(l.norm_weight, n);
-  std::vector<float> y(h.size());
-  for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
-  if (!l.norm_out.empty()) std::copy(y.begin(), y.end(), f32(l.norm_out, n));
-  if (!l.norm_out_q8.empty()) {
-    Storage& q = q8(l.norm_out_q8);
-    quantize_q8_blocks(y.data(), n, q.qs.data(), q.qd.data());
-  }
-}
 
 void CpuScheduleExecutor::run(const RopeLaunch& l) {
   const int32_t pos_row = *i32(l.pos);

@@ -62,7 +62,6 @@ class CpuScheduleExecutor {
   void run(const EmbedLaunch& l);
   void run(const RmsNormLaunch& l);
   void run(const QuantizeLaunch& l);
-  void run_norm_tail(const GemvLaunch& l, const std::vector<float>& h);
   void run(const GemvLaunch& l);
   void run(const RopeLaunch& l);
   void run(const KvWriteLaunch& l);

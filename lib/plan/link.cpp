@@ -230,16 +230,6 @@ class Linker {
       }
       p.parts.push_back(part);
     }
-    for (size_t i : n.ops) {
-      const Op& norm = f_.op(i);
-      if (norm.kind != OpKind::rms_norm) continue;
-      LANEC_ASSERT(p.parts.size() == 1 && norm.inputs[0] == g_.id_of(p.parts[0].y),
-                   "gemv node's norm does not read its one output");
-      p.norm_weight = name(norm.inputs[1]);
-      p.norm_eps = norm.get_float("eps");
-      p.norm_out = name(norm.outputs[0]);
-      p.norm_count = p.norm_out + ".count";
-    }
     if (glu) {
       LANEC_ASSERT(p.parts.size() == 2, "SwiGLU gemv node without exactly two parts");
       if (p.parts[0].y != name(glu->inputs[0])) std::swap(p.parts[0], p.parts[1]);
@@ -511,10 +501,6 @@ struct ParamText {
       s += (i ? "+" : "") + std::to_string(l.parts[i].rows) +
            (l.parts[i].bias.empty() ? "" : "(bias)") + (l.parts[i].residual.empty() ? "" : "(residual)");
     if (l.swiglu) s += " swiglu";
-    if (!l.y_q8.empty()) s += " +int8";
-    if (!l.norm_weight.empty())
-      s += " +norm eps=" + format_float(l.norm_eps) + (l.norm_out_q8.empty() ? "" : " +int8") +
-           (l.norm_out.empty() ? " int8-only" : "");
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
   }
   void operator()(const RopeLaunch& l) {

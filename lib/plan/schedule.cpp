@@ -76,7 +76,6 @@ struct ReadsOf {
       push(r, p.bias);
       push(r, p.residual);
     }
-    push(r, l.norm_weight);
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts) {
@@ -101,11 +100,6 @@ struct WritesOf {
   void operator()(const QuantizeLaunch& l) { push(w, l.out_q8); }
   void operator()(const GemvLaunch& l) {
     for (const GemvPart& p : l.parts) push(w, p.y);
-    push(w, l.y_q8);
-    push(w, l.y_q8_count);
-    push(w, l.norm_out);
-    push(w, l.norm_out_q8);
-    push(w, l.norm_count);
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts)

@@ -102,17 +102,6 @@ struct GemvLaunch {
   bool swiglu = false;         // glu_pair: parts[0].y = silu(gate x) * (up x)
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4
   int split_k = 1;             // warps sharing one row group (1..16)
-  // activations=int8: the int8 form of parts[0].y, written by this launch for
-  // the int8 GEMV that reads it next (one part, or the SwiGLU output); empty = none.
-  std::string y_q8;
-  std::string y_q8_count;      // workspace i32 [rows/32]: the kernel's per-block counters, zero between launches
-  // gemv_norm_epilogue: the launch's last block also forms
-  // norm_out = rms_norm(parts[0].y) * norm_weight (one part, residual added).
-  std::string norm_weight;     // f32 [rows]; empty = no norm tail
-  double norm_eps = 0.0;
-  std::string norm_out;        // f32 result; empty when only its int8 form is read
-  std::string norm_out_q8;     // its int8 form (activations: int8); empty = none
-  std::string norm_count;      // workspace i32 [1]: blocks done, zero between launches
 };
 
 struct RopePart {

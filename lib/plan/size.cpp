@@ -86,32 +86,12 @@ class Sizer {
     return false;
   }
 
-  // A GEMV making `tensor` as its only output (one part, or a SwiGLU pair)
-  // also writes its int8 form, so no quantize launch follows it.
-  static bool gemv_writes_int8_form(std::vector<Launch>& launches, const std::string& tensor, const std::string& q8) {
-    for (Launch& l : launches) {
-      auto* g = std::get_if<GemvLaunch>(&l.params);
-      if (!g) continue;
-      if (g->norm_out == tensor) {  // gemv_norm_epilogue: the norm tail quantizes
-        g->norm_out_q8 = q8;
-        return true;
-      }
-      if (!(g->parts.size() == 1 || g->swiglu) || g->parts[0].y != tensor || !g->norm_weight.empty()) continue;
-      g->y_q8 = q8;
-      g->y_q8_count = tensor + ".q8_count";
-      return true;
-    }
-    return false;
-  }
-
   // The launch that makes `tensor` and its int8 form need not store the f32
-  // form when only the int8 form is read (a SwiGLU GEMV keeps it: its tail
-  // reads it back).
+  // form when only the int8 form is read.
   static void drop_f32_output(std::vector<Launch>& launches, const std::string& tensor) {
     for (Launch& l : launches) {
       if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) norm->out.clear();
       if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) attn->out.clear();
-      if (auto* g = std::get_if<GemvLaunch>(&l.params); g && g->norm_out == tensor) g->norm_out.clear();
     }
   }
 
@@ -142,7 +122,6 @@ class Sizer {
           attn->out_q8 = q8;
           fused = true;
         }
-        if (!fused) fused = gemv_writes_int8_form(launches, tensor, q8);
       }
       if (fused) {
         if (!f32_form_read(launches, tensor)) drop_f32_output(launches, tensor);
@@ -321,11 +300,6 @@ class Sizer {
         workspaces[am->block_value] = workspace(am->block_value, GgmlType::F32, {am->n_blocks});
         workspaces[am->block_index] = workspace(am->block_index, GgmlType::I32, {am->n_blocks});
         workspaces[am->done] = workspace(am->done, GgmlType::I32, {1});
-      }
-      if (const auto* g = std::get_if<GemvLaunch>(&l.params)) {
-        if (!g->y_q8_count.empty())
-          workspaces[g->y_q8_count] = workspace(g->y_q8_count, GgmlType::I32, {g->parts[0].rows / kQ8Block});
-        if (!g->norm_count.empty()) workspaces[g->norm_count] = workspace(g->norm_count, GgmlType::I32, {1});
       }
     }
     for (TensorId t : g_.outputs()) names.insert(g_.tensor(t).name);

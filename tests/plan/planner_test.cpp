@@ -100,7 +100,7 @@ TEST_CASE("Q, K and V are views of one qkv buffer; held, they are not", "[plan]"
   CHECK(!h.buffer("k_l00").is_view());
 }
 
-TEST_CASE("int8 activations: norms, attention and GEMVs write int8 forms, quantize launches feed the rest", "[plan]") {
+TEST_CASE("int8 activations: norms and attention write int8 forms, quantize launches feed the rest", "[plan]") {
   auto model = test::tiny_model("qwen3-tiny");
   Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
   const auto& norm = std::get<RmsNormLaunch>(find_launch(s, "rms_norm_attn_norm_l00")->params);
@@ -117,33 +117,15 @@ TEST_CASE("int8 activations: norms, attention and GEMVs write int8 forms, quanti
   CHECK(attn.out_q8 == "attn_l00.q8");
   CHECK(attn.out.empty());
   CHECK(s.find_buffer("attn_l00") == nullptr);
-  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_res_l00")->params).x_q8 == "attn_l00.q8");
+  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_out_l00")->params).x_q8 == "attn_l00.q8");
   CHECK(s.buffer("attn_norm_l00.q8").bytes == 64 + 2 * 4);
-  // The SwiGLU GEMV writes the int8 form the down projection reads, with its
-  // counters in a workspace; the f32 output stays (the kernel reads it back).
-  CHECK(find_launch(s, "quantize_ffn_act_l00") == nullptr);
-  const auto& glu = std::get<GemvLaunch>(find_launch(s, "gemv_ffn_act_l00")->params);
-  CHECK(glu.swiglu);
-  CHECK(glu.y_q8 == "ffn_act_l00.q8");
-  const Buffer& count = s.buffer(glu.y_q8_count);
-  CHECK(count.role == BufferRole::workspace);
-  CHECK(count.type == GgmlType::I32);
-  CHECK(count.elements == glu.parts[0].rows / 32);
-  REQUIRE(find_launch(s, "gemv_l_out_l00") != nullptr);
-  const auto& down = std::get<GemvLaunch>(find_launch(s, "gemv_l_out_l00")->params);
-  CHECK(down.x_q8 == "ffn_act_l00.q8");
-  // gemv_norm_epilogue: the down projection adds the residual and its last
-  // block writes the next layer's normed input, int8 only.
-  CHECK(down.norm_weight == "blk.1.attn_norm.weight");
-  CHECK(down.norm_out.empty());
-  CHECK(down.norm_out_q8 == "attn_norm_l01.q8");
-  CHECK(s.buffer(down.norm_count).type == GgmlType::I32);
-  CHECK(find_launch(s, "rms_norm_attn_norm_l01") == nullptr);
+  // The SwiGLU output's int8 form comes from a quantize launch (a last-block
+  // quantize in the GEMV measured slower than the launch it saves).
+  CHECK(find_launch(s, "quantize_ffn_act_l00") != nullptr);
   // Two passes: every int8 form from a quantize launch.
   Schedule two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {}).schedule;
   CHECK(find_launch(two, "quantize_attn_norm_l00") != nullptr);
   CHECK(find_launch(two, "quantize_ffn_act_l00") != nullptr);
-  CHECK(std::get<GemvLaunch>(find_launch(two, "gemv_ffn_act_l00")->params).y_q8.empty());
   CHECK(find_launch(two, "quantize_attn_l00") != nullptr);
   CHECK(std::get<AttentionLaunch>(find_launch(two, "attention_attn_l00")->params).out_q8.empty());
   // dequant: f32 everywhere, no quantize launch.

@@ -5,8 +5,8 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=int8
 // held rules:  none
-// launches:    16 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 1, rope 2)
-// memory:      weights 141568 bytes, buffers 164352 bytes
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, quantize 2, rms_norm 5, rope 2)
+// memory:      weights 141568 bytes, buffers 163840 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -95,7 +95,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen3.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 164352 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 163840 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -110,6 +110,8 @@ struct Buffers {
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 + f32 scale per 32 [128]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
+  float* attn_out_l00;  // attn_out_l00  activation f32 [64]
+  float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   float* ffn_act_l00;  // ffn_act_l00  activation f32 [128]
@@ -118,6 +120,8 @@ struct Buffers {
   Int8Vec ffn_act_l01_q8;  // ffn_act_l01.q8  activation int8 + f32 scale per 32 [128]
   Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
   Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
+  float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
+  float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* inp_embd;  // inp_embd  activation f32 [64]
   float* l_out_l00;  // l_out_l00  activation f32 [64]
   float* l_out_l01;  // l_out_l01  activation f32 [64]
@@ -133,12 +137,6 @@ struct Buffers {
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [4, 16, 32]
   int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [4]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [4, 16, 2]
-  int* attn_norm_l01_count;  // attn_norm_l01.count  workspace i32 [1]
-  int* ffn_act_l00_q8_count;  // ffn_act_l00.q8_count  workspace i32 [4]
-  int* ffn_act_l01_q8_count;  // ffn_act_l01.q8_count  workspace i32 [4]
-  int* ffn_norm_l00_count;  // ffn_norm_l00.count  workspace i32 [1]
-  int* ffn_norm_l01_count;  // ffn_norm_l01.count  workspace i32 [1]
-  int* result_norm_count;  // result_norm.count  workspace i32 [1]
   // views (pointers into the buffers above)
   float* k_l00;  // k_l00  activation f32 [2, 32] = qkv_l00 + 128
   float* k_l01;  // k_l01  activation f32 [2, 32] = qkv_l01 + 128
@@ -192,34 +190,32 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 131840), reinterpret_cast<float*>(bbase + 131968)};
   b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 132096), reinterpret_cast<float*>(bbase + 132160)};
   b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132352), reinterpret_cast<float*>(bbase + 132416)};
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 132608);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 132864);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 133120);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 133632), reinterpret_cast<float*>(bbase + 133760)};
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 133888);
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134400), reinterpret_cast<float*>(bbase + 134528)};
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 134656), reinterpret_cast<float*>(bbase + 134720)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134912), reinterpret_cast<float*>(bbase + 134976)};
-  b.inp_embd = reinterpret_cast<float*>(bbase + 135168);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 135424);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 135680);
-  b.logits = reinterpret_cast<float*>(bbase + 135936);
-  b.next_token = reinterpret_cast<int*>(bbase + 137984);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 138240);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 139264);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 140288), reinterpret_cast<float*>(bbase + 140352)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 140544);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 148736);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 148992);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 149504);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 157696);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 157952);
-  b.attn_norm_l01_count = reinterpret_cast<int*>(bbase + 158464);
-  b.ffn_act_l00_q8_count = reinterpret_cast<int*>(bbase + 158720);
-  b.ffn_act_l01_q8_count = reinterpret_cast<int*>(bbase + 158976);
-  b.ffn_norm_l00_count = reinterpret_cast<int*>(bbase + 159232);
-  b.ffn_norm_l01_count = reinterpret_cast<int*>(bbase + 159488);
-  b.result_norm_count = reinterpret_cast<int*>(bbase + 159744);
+  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 132608);
+  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 132864);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 133120);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 133376);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 133632);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 134144), reinterpret_cast<float*>(bbase + 134272)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 134400);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134912), reinterpret_cast<float*>(bbase + 135040)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 135168), reinterpret_cast<float*>(bbase + 135232)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 135424), reinterpret_cast<float*>(bbase + 135488)};
+  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 135680);
+  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 135936);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 136192);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 136448);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 136704);
+  b.logits = reinterpret_cast<float*>(bbase + 136960);
+  b.next_token = reinterpret_cast<int*>(bbase + 139008);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 139264);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 140288);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 141312), reinterpret_cast<float*>(bbase + 141376)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 141568);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 149760);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 150016);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 150528);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 158720);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 158976);
   b.k_l00 = b.qkv_l00 + 128;
   b.k_l01 = b.qkv_l01 + 128;
   b.q_l00 = b.qkv_l00 + 0;
@@ -228,8 +224,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 192;
   b.v_l01 = b.qkv_l01 + 192;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 160000);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 164096);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 159488);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 163584);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -241,20 +237,26 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
     {"attention_attn_l00", "attention", "op 11", 0u, 9380u, 256u},  // 4
-    {"gemv_attn_res_l00", "gemv", "ops 12-14 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 5
-    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 744u, 0u},  // 6
-    {"gemv_l_out_l00", "gemv", "ops 18-20 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 7
-    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 8
-    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 9
-    {"attention_attn_l01", "attention", "op 30", 0u, 9380u, 256u},  // 10
-    {"gemv_attn_res_l01", "gemv", "ops 31-33 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 11
-    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 744u, 0u},  // 12
-    {"gemv_l_out_l01", "gemv", "ops 37-39 (add_norm, gemv_norm_epilogue)", 8960u, 732u, 0u},  // 13
-    {"gemv_logits", "gemv", "op 40", 34816u, 2120u, 0u},  // 14
-    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 15
+    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 400u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 840u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 584u, 0u},  // 7
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 400u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 840u, 0u},  // 10
+    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1096u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 30", 0u, 9380u, 256u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 400u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 840u, 0u},  // 15
+    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 584u, 0u},  // 16
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 400u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 840u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 40", 34816u, 2120u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 16 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -333,22 +335,31 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
-  {  // gemv_attn_res_l00: #12 matmul attn_out_l00, #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm, gemv_norm_epilogue]
+  {  // gemv_attn_out_l00: #12 matmul attn_out_l00  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
+    p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.attn_l00_q8.qs;
     p.x_d = b.attn_l00_q8.d;
     p.split_k = 1;
-    p.norm_w = w.ffn_norm_l00;
-    p.norm_eps = 9.99999997e-07f;
-    p.norm_qs = b.ffn_norm_l00_q8.qs;
-    p.norm_d = b.ffn_norm_l00_q8.d;
-    p.norm_count = b.ffn_norm_l00_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
+  {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm]
+    RmsNormParams p{};
+    p.x = b.inp_embd;
+    p.residual = b.attn_out_l00;
+    p.h_out = b.attn_res_l00;
+    p.w = w.ffn_norm_l00;
+    p.out = nullptr;
+    p.out_qs = b.ffn_norm_l00_q8.qs;
+    p.out_d = b.ffn_norm_l00_q8.d;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_act_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00, #17 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -358,29 +369,44 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.x_qs = b.ffn_norm_l00_q8.qs;
     p.x_d = b.ffn_norm_l00_q8.d;
     p.split_k = 1;
-    p.y_qs = b.ffn_act_l00_q8.qs;
-    p.y_d = b.ffn_act_l00_q8.d;
-    p.y_q8_count = b.ffn_act_l00_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
-  {  // gemv_l_out_l00: #18 matmul ffn_out_l00, #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm, gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 7);
+  {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
+    QuantizeParams p{};
+    p.x = b.ffn_act_l00;
+    p.out_qs = b.ffn_act_l00_q8.qs;
+    p.out_d = b.ffn_act_l00_q8.d;
+    p.n = 128;
+    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
+  }
+  if (prof) prof->mark(stream, 8);
+  {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
+    p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l00_q8.qs;
     p.x_d = b.ffn_act_l00_q8.d;
     p.split_k = 1;
-    p.norm_w = w.attn_norm_l01;
-    p.norm_eps = 9.99999997e-07f;
-    p.norm_qs = b.attn_norm_l01_q8.qs;
-    p.norm_d = b.attn_norm_l01_q8.d;
-    p.norm_count = b.attn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
+  {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm]
+    RmsNormParams p{};
+    p.x = b.attn_res_l00;
+    p.residual = b.ffn_out_l00;
+    p.h_out = b.l_out_l00;
+    p.w = w.attn_norm_l01;
+    p.out = nullptr;
+    p.out_qs = b.attn_norm_l01_q8.qs;
+    p.out_d = b.attn_norm_l01_q8.d;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 128};
@@ -393,7 +419,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4, nullptr, false};
@@ -410,7 +436,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #30 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -430,23 +456,32 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
-  {  // gemv_attn_res_l01: #31 matmul attn_out_l01, #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm, gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 13);
+  {  // gemv_attn_out_l01: #31 matmul attn_out_l01  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
+    p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.attn_l01_q8.qs;
     p.x_d = b.attn_l01_q8.d;
     p.split_k = 1;
-    p.norm_w = w.ffn_norm_l01;
-    p.norm_eps = 9.99999997e-07f;
-    p.norm_qs = b.ffn_norm_l01_q8.qs;
-    p.norm_d = b.ffn_norm_l01_q8.d;
-    p.norm_count = b.ffn_norm_l01_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 14);
+  {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm]
+    RmsNormParams p{};
+    p.x = b.l_out_l00;
+    p.residual = b.attn_out_l01;
+    p.h_out = b.attn_res_l01;
+    p.w = w.ffn_norm_l01;
+    p.out = nullptr;
+    p.out_qs = b.ffn_norm_l01_q8.qs;
+    p.out_d = b.ffn_norm_l01_q8.d;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_act_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01, #36 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -456,29 +491,44 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.x_qs = b.ffn_norm_l01_q8.qs;
     p.x_d = b.ffn_norm_l01_q8.d;
     p.split_k = 1;
-    p.y_qs = b.ffn_act_l01_q8.qs;
-    p.y_d = b.ffn_act_l01_q8.d;
-    p.y_q8_count = b.ffn_act_l01_q8_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
-  {  // gemv_l_out_l01: #37 matmul ffn_out_l01, #38 add l_out_l01, #39 rms_norm result_norm  [add_norm, gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 16);
+  {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
+    QuantizeParams p{};
+    p.x = b.ffn_act_l01;
+    p.out_qs = b.ffn_act_l01_q8.qs;
+    p.out_d = b.ffn_act_l01_q8.d;
+    p.n = 128;
+    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
+  }
+  if (prof) prof->mark(stream, 17);
+  {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
+    p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l01_q8.qs;
     p.x_d = b.ffn_act_l01_q8.d;
     p.split_k = 1;
-    p.norm_w = w.output_norm;
-    p.norm_eps = 9.99999997e-07f;
-    p.norm_qs = b.result_norm_q8.qs;
-    p.norm_d = b.result_norm_q8.d;
-    p.norm_count = b.result_norm_count;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 18);
   // ---- output
+  {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm]
+    RmsNormParams p{};
+    p.x = b.attn_res_l01;
+    p.residual = b.ffn_out_l01;
+    p.h_out = b.l_out_l01;
+    p.w = w.output_norm;
+    p.out = nullptr;
+    p.out_qs = b.result_norm_q8.qs;
+    p.out_d = b.result_norm_q8.d;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #40 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -489,7 +539,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 20);
   {  // argmax_next_token: #41 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -505,7 +555,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -521,7 +571,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     90,  // planned for sm_90
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 141568u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    164352u,  // buffer bytes
+    163840u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
