@@ -106,8 +106,8 @@ exact_case() {  # exact_case NAME MODEL [PROGRAM]
 # Int8 numerics: 256 prompt tokens teacher-force every side. Gated against
 # `lanec ref --knobs` with the same knob file and held rules (the planned
 # numerics on the CPU): top-1 >= TOP1_MIN (0.99 by default) and the worst
-# row's error <= INT8_MAX_REL (docs/device.md says why, and why the 28-layer
-# Qwen3-0.6B case gates top-1 at 0.93). Without a hold the cost of int8 is
+# row's error <= INT8_MAX_REL (docs/device.md says why; the 28-layer
+# Qwen3-0.6B case misses the 99 % today, docs/performance.md). Without a hold the cost of int8 is
 # reported too: top-1 and error against plain `lanec ref` (f32), not gated.
 INT8_MAX_REL=5e-2
 top1_case() {  # top1_case NAME MODEL KNOBS [HOLD [PROGRAM]]
@@ -196,7 +196,7 @@ stage_programs() {
       top1) check "program_$1" top1_case "$1" "$2" "$3" ;;
       # 28 layers: int8 rounding flips cascade (docs/reference.md), so top-1 against
       # the planned reference is gated lower; 256 steps of it on the CPU take up to ~2 minutes.
-      top1-deep) TOP1_MIN=0.93 CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" ;;
+      top1-deep) CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" ;;
     esac
   done
   # The generated program end to end on text, with the real vocabulary.
