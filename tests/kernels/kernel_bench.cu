@@ -56,6 +56,27 @@ void bench_gemv_shapes(const char* name, void* w, float* x, int8_t* xq, float* x
   }
 }
 
+// Attention parameters over the benchmark's buffers (done is zeroed once;
+// every launch leaves it zero).
+AttentionParams attention_params(void* kc, void* vc, float* q, float* out, float* acc, float* ml, int* done,
+                                 int* pos_dev, int n_head, int n_kv, int n_ctx, int n_split) {
+  AttentionParams p{};
+  p.q = q;
+  p.k_cache = kc;
+  p.v_cache = vc;
+  p.out = out;
+  p.part_acc = acc;
+  p.part_ml = ml;
+  p.done = done;
+  p.pos = pos_dev;
+  p.scale = 0.088f;
+  p.n_head = n_head;
+  p.n_kv_head = n_kv;
+  p.n_ctx = n_ctx;
+  p.n_split = n_split;
+  return p;
+}
+
 template <CachePrecision C>
 void bench_attention(void* kc, void* vc, float* q, float* out, float* acc, float* ml, int* done, int* pos_dev) {
   const int n_head = 32, n_kv = 8, n_ctx = 32768;
@@ -63,20 +84,7 @@ void bench_attention(void* kc, void* vc, float* q, float* out, float* acc, float
     const int pos = len - 1;
     LANEC_CUDA_CHECK(cudaMemcpy(pos_dev, &pos, sizeof(int), cudaMemcpyHostToDevice));
     for (int split : {1, 4, 16, 64}) {
-      AttentionParams p{};
-      p.q = q;
-      p.k_cache = kc;
-      p.v_cache = vc;
-      p.out = out;
-      p.part_acc = acc;
-      p.part_ml = ml;
-      p.done = done;  // zeroed once; every launch leaves it zero
-      p.pos = pos_dev;
-      p.scale = 0.088f;
-      p.n_head = n_head;
-      p.n_kv_head = n_kv;
-      p.n_ctx = n_ctx;
-      p.n_split = split;
+      const AttentionParams p = attention_params(kc, vc, q, out, acc, ml, done, pos_dev, n_head, n_kv, n_ctx, split);
       constexpr int kGroup = attention_heads_per_block(32 / 8, 128);
       const float us = time_us([&] { return launch_attention<128, C, kGroup>(p, nullptr); });
       const double bytes = 2.0 * n_kv * len * 128 * (C == CachePrecision::f32 ? 4 : 2);
@@ -88,25 +96,12 @@ void bench_attention(void* kc, void* vc, float* q, float* out, float* acc, float
 
 // Qwen3-0.6B's attention (16 query / 8 kv heads, head_dim 128, f16 cache)
 // with the planner's maximum of 33 splits, at the lengths of a short and a
-// long context: the kernel uses min(33, ceil(len / 64)) of them.
+// long context: the kernel uses min(33, ceil(len / 16)) of them.
 void bench_attention_small(void* kc, void* vc, float* q, float* out, float* acc, float* ml, int* done, int* pos_dev) {
   for (int len : {2, 64, 512, 1000, 4096}) {
     const int pos = len - 1;
     LANEC_CUDA_CHECK(cudaMemcpy(pos_dev, &pos, sizeof(int), cudaMemcpyHostToDevice));
-    AttentionParams p{};
-    p.q = q;
-    p.k_cache = kc;
-    p.v_cache = vc;
-    p.out = out;
-    p.part_acc = acc;
-    p.part_ml = ml;
-    p.done = done;
-    p.pos = pos_dev;
-    p.scale = 0.088f;
-    p.n_head = 16;
-    p.n_kv_head = 8;
-    p.n_ctx = 4352;
-    p.n_split = 33;
+    const AttentionParams p = attention_params(kc, vc, q, out, acc, ml, done, pos_dev, 16, 8, 4352, 33);
     const float us = time_us([&] { return launch_attention<128, CachePrecision::f16, 2>(p, nullptr); });
     std::printf("attention f16 heads=16/8 hd=128 len=%5d splits=33 (uses %2d)  %8.2f us\n", len,
                 attention_effective_splits(len, 33), us);
