@@ -134,7 +134,7 @@ std::string cache_precision(const Buffer& cache, const std::string& launch) {
 uint64_t extent_bytes(const Buffer& b) {
   if (!b.is_view()) return b.bytes;
   const uint64_t n = static_cast<uint64_t>(b.elements);
-  if (b.form == BufferForm::q8) return n + n / 32 * 4;  // int8 values + one f32 scale per 32
+  if (is_int8_form(b.form)) return int8_form_bytes(b.form, b.elements);
   return n * element_bytes(b.type);
 }
 
@@ -304,7 +304,7 @@ class ProgramEmitter {
   }
 
   std::string c_type(const Buffer& b) const {
-    if (b.form == BufferForm::q8) return "Int8Vec";
+    if (is_int8_form(b.form)) return "Int8Vec";
     switch (b.type) {
       case GgmlType::F32: return "float*";
       case GgmlType::I32: return "int*";
@@ -317,7 +317,9 @@ class ProgramEmitter {
 
   std::string buffer_comment(const Buffer& b) const {
     std::string c = b.name + "  " + buffer_role_name(b.role) + " ";
-    c += b.form == BufferForm::q8 ? std::string("int8 + f32 scale per 32") : ggml_type_name(b.type);
+    c += b.form == BufferForm::q8     ? std::string("int8 + f32 scale per 32")
+         : b.form == BufferForm::q8x2 ? std::string("int8 high + int8 low + f32 scale per 32")
+                                      : std::string(ggml_type_name(b.type));
     c += " " + shape_text(b.shape);
     if (!b.layout.empty()) c += " " + b.layout;
     return c;
@@ -424,9 +426,14 @@ class ProgramEmitter {
     for (const Piece& p : pieces_) {
       const Buffer& bf = *p.buffer;
       const std::string m = "b." + member_.at(bf.name);
-      if (bf.form == BufferForm::q8) {
+      if (is_int8_form(bf.form)) {
+        // [n high][n low (two words)][n/32 scales]: Int8Vec {qs, d, lo}.
+        const uint64_t n = static_cast<uint64_t>(bf.elements);
+        const uint64_t words = bf.form == BufferForm::q8x2 ? 2 : 1;
         o << "  " << m << " = {reinterpret_cast<int8_t*>(bbase + " << p.offset << "), reinterpret_cast<float*>(bbase + "
-          << p.offset + static_cast<uint64_t>(bf.elements) << ")};\n";
+          << p.offset + words * n << ")";
+        if (words == 2) o << ", reinterpret_cast<int8_t*>(bbase + " << p.offset + n << ")";
+        o << "};\n";
       } else {
         o << "  " << m << " = reinterpret_cast<" << c_type(bf) << ">(bbase + " << p.offset << ");\n";
       }
@@ -492,6 +499,7 @@ class ProgramEmitter {
     o << "    p.w = " << f32_ptr(r.weight) << ";\n";
     o << "    p.out = " << f32_ptr(r.out) << ";\n";
     if (quant) {
+      LANEC_ASSERT(buf(r.out_q8).form == BufferForm::q8, "rms_norm writes one-word int8 forms only: " + r.out_q8);
       o << "    p.out_qs = " << qs(r.out_q8) << ";\n";
       o << "    p.out_d = " << qd(r.out_q8) << ";\n";
     }
@@ -507,6 +515,7 @@ class ProgramEmitter {
     o << "    p.out_qs = " << qs(q.out_q8) << ";\n";
     o << "    p.out_d = " << qd(q.out_q8) << ";\n";
     o << "    p.n = " << q.n << ";\n";
+    if (buf(q.out_q8).form == BufferForm::q8x2) o << "    p.out_lo = " << ptr(q.out_q8) << ".lo;\n";
     launch_call("launch_quantize_q8");
   }
 
@@ -514,7 +523,8 @@ class ProgramEmitter {
     if (!gemv_has_kernel(g.format))
       throw Error("launch " + l.name + ": no GEMV kernel reads " + ggml_type_name(g.format) +
                   " weights (kernels/gemv.cuh takes f32, f16, bf16 and q8_0)");
-    const bool int8 = g.numerics == GemvNumerics::int8;
+    const bool int8 = g.numerics != GemvNumerics::f32;
+    const bool two_words = g.numerics == GemvNumerics::int8x2;
     if (int8 && g.format != GgmlType::Q8_0)
       throw Error("launch " + l.name + ": int8 activations pair only with q8_0 weights, got " +
                   ggml_type_name(g.format));
@@ -531,11 +541,12 @@ class ProgramEmitter {
     if (int8) {
       o << "    p.x_qs = " << qs(g.x_q8) << ";\n";
       o << "    p.x_d = " << qd(g.x_q8) << ";\n";
+      if (two_words) o << "    p.x_lo = " << ptr(g.x_q8) << ".lo;\n";
     } else {
       o << "    p.x = " << f32_ptr(g.x) << ";\n";
     }
     o << "    p.split_k = " << g.split_k << ";\n";
-    launch_call("launch_gemv<" + weight_format(g.format) + ", " + (int8 ? "Activation::int8" : "Activation::f32") +
+    launch_call("launch_gemv<" + weight_format(g.format) + ", " + (two_words ? "Activation::int8x2" : int8 ? "Activation::int8" : "Activation::f32") +
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }
 
@@ -614,6 +625,7 @@ class ProgramEmitter {
     o << "    p.part_ml = " << (a.n_split > 1 ? f32_ptr(a.part_ml) : "nullptr") << ";\n";
     o << "    p.done = " << (a.n_split > 1 ? ptr(a.done) : "nullptr") << ";\n";
     if (!a.out_q8.empty()) {
+      LANEC_ASSERT(buf(a.out_q8).form == BufferForm::q8, "attention writes one-word int8 forms only: " + a.out_q8);
       o << "    p.out_qs = " << qs(a.out_q8) << ";\n";
       o << "    p.out_d = " << qd(a.out_q8) << ";\n";
     }

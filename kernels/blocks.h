@@ -58,5 +58,8 @@ inline uint64_t q8_0_split_bytes(uint64_t rows, uint64_t k) { return rows * k + 
 // values becomes qs[n] int8 and d[n/32] f32 with d[b] = max|x in block b|/127
 // and qs[i] = round(x[i] / d[b]) (0 when d is 0). No block sum is stored: the
 // only int8 GEMV weight format (Q8_0) has no offset term that would need it.
+// The two-word form (activations: two-pass-int8) adds a plane lo[n] between
+// qs and d: lo[i] = round((x[i] - qs[i] d[b]) / (d[b]/254)), clamped to
+// +-127, so x[i] ~ d[b] (qs[i] + lo[i]/254).
 
 }  // namespace lanec::kernels

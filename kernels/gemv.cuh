@@ -6,6 +6,9 @@
 //   int8: x is int8 activations (blocks.h: qs + per-32 f32 scale d_x), only
 //         with q8_0_split weights; dp4a products per 32-element block give an
 //         exact int32 sum, scaled by d_w * d_x and accumulated in f32.
+//   int8x2: two-word int8 activations (activations: two-pass-int8), x ~
+//         d_x (qs + lo/254): a second dp4a pass over the low words, the two
+//         exact sums combined as s_hi + s_lo/254 before the scales.
 //
 // Fused forms (one launch):
 //   parts:   up to 4 weight matrices with the same k and input (e.g. Q, K, V),
@@ -23,7 +26,7 @@
 
 namespace lanec::kernels {
 
-enum class Activation { f32, int8 };
+enum class Activation { f32, int8, int8x2 };
 
 constexpr int kGemvMaxParts = 4;
 constexpr int kGemvMaxWarps = 16;
@@ -43,6 +46,7 @@ struct GemvParams {
   const float* x;         // [k] f32 input (Activation::f32); 16-byte aligned
   const int8_t* x_qs;     // [k] int8 input (Activation::int8); 16-byte aligned
   const float* x_d;       // [k/32] int8 input block scales
+  const int8_t* x_lo;     // [k] low words (Activation::int8x2); 16-byte aligned
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
 };
 
@@ -88,13 +92,20 @@ struct XChunk<WeightFormat::q8_0_split, Activation::int8> {
   int4 q;
   float d;
 };
+template <>
+struct XChunk<WeightFormat::q8_0_split, Activation::int8x2> {
+  int4 q;
+  int4 lo;
+  float d;
+};
 
 template <WeightFormat F, Activation A>
 __device__ __forceinline__ XChunk<F, A> load_x(const GemvParams& p, int c) {
   XChunk<F, A> x;
-  if constexpr (A == Activation::int8) {
+  if constexpr (A != Activation::f32) {
     x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
     x.d = __ldg(p.x_d + c / 2);  // two 16-element chunks per 32-element block
+    if constexpr (A == Activation::int8x2) x.lo = __ldg(reinterpret_cast<const int4*>(p.x_lo) + c);
   } else {
     constexpr int n = gemv_chunk_elems<F>() / 4;
     const float4* src = reinterpret_cast<const float4*>(p.x) + c * n;
@@ -126,13 +137,24 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
     const float s = dot_i8x4_f32(raw.x, x.v[0]) + dot_i8x4_f32(raw.y, x.v[1]) + dot_i8x4_f32(raw.z, x.v[2]) +
                     dot_i8x4_f32(raw.w, x.v[3]);
     return d * s;
-  } else {  // q8_0_split x int8 activations
+  } else if constexpr (A == Activation::int8) {  // q8_0_split x int8 activations
     const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
     int s = __dp4a(raw.x, x.q.x, 0);
     s = __dp4a(raw.y, x.q.y, s);
     s = __dp4a(raw.z, x.q.z, s);
     s = __dp4a(raw.w, x.q.w, s);
     return d * x.d * static_cast<float>(s);
+  } else {  // q8_0_split x two-word int8 activations
+    const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
+    int hi = __dp4a(raw.x, x.q.x, 0);
+    hi = __dp4a(raw.y, x.q.y, hi);
+    hi = __dp4a(raw.z, x.q.z, hi);
+    hi = __dp4a(raw.w, x.q.w, hi);
+    int lo = __dp4a(raw.x, x.lo.x, 0);
+    lo = __dp4a(raw.y, x.lo.y, lo);
+    lo = __dp4a(raw.z, x.lo.z, lo);
+    lo = __dp4a(raw.w, x.lo.w, lo);
+    return d * x.d * (static_cast<float>(hi) + static_cast<float>(lo) / 254.0f);
   }
 }
 
@@ -273,6 +295,7 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.n_parts < 1 || p.n_parts > kGemvMaxParts) return invalid_launch();
   if (Swiglu && (p.n_parts != 2 || p.parts[0].rows != p.parts[1].rows)) return invalid_launch();
   if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
+  if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
   int rows = 0;
   for (int q = 0; q < p.n_parts; ++q) {
     if (p.parts[q].rows <= 0 || !aligned16(p.parts[q].w)) return invalid_launch();

@@ -146,4 +146,18 @@ inline void quantize_q8(const float* x, int n, int8_t* qs, float* d) {
   }
 }
 
+// The low words of the two-word form (quantize.cuh quantize_low_word) for
+// the high words and scales quantize_q8 gave.
+inline void quantize_q8_low(const float* x, int n, const int8_t* qs, const float* d, int8_t* lo) {
+  for (int i = 0; i < n; ++i) {
+    const float scale = d[i / kQ8Block];
+    if (!(scale > 0.0f)) {
+      lo[i] = 0;
+      continue;
+    }
+    const float l = std::round(std::fma(-static_cast<float>(qs[i]), scale, x[i]) / (scale / 254.0f));
+    lo[i] = static_cast<int8_t>(std::fmin(127.0f, std::fmax(-127.0f, l)));
+  }
+}
+
 }  // namespace lanec::kernels::ref

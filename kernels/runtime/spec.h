@@ -18,8 +18,9 @@ namespace lanec::runtime {
 
 // An int8 activation vector (kernels/blocks.h): n int8 values, n/32 f32 scales.
 struct Int8Vec {
-  int8_t* qs;
-  float* d;
+  int8_t* qs;   // values (the high word of a two-word form)
+  float* d;     // one scale per 32 values
+  int8_t* lo = nullptr;  // two-word forms (activations: two-pass-int8): the low word
 };
 
 // One planned weight: the GGUF tensor it comes from and where it goes.

@@ -49,14 +49,21 @@ void dot_rows(const float* w, size_t k, const GemvInput& in, float* out) {
 
 }  // namespace
 
-void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d) {
+void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d, int8_t* lo) {
   for (int64_t b = 0; b < n / kBlock; ++b) {
     float amax = 0.0f;
     for (int64_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(x[b * kBlock + j]));
     const float scale = amax / 127.0f;
     d[b] = scale;
-    for (int64_t j = 0; j < kBlock; ++j)
-      qs[b * kBlock + j] = static_cast<int8_t>(scale > 0.0f ? std::round(x[b * kBlock + j] / scale) : 0.0f);
+    for (int64_t j = 0; j < kBlock; ++j) {
+      const float v = x[b * kBlock + j];
+      const float q = scale > 0.0f ? std::round(v / scale) : 0.0f;
+      qs[b * kBlock + j] = static_cast<int8_t>(q);
+      if (lo == nullptr) continue;
+      const float rest = std::fma(-q, scale, v);
+      const float l = scale > 0.0f ? std::round(rest / (scale / 254.0f)) : 0.0f;
+      lo[b * kBlock + j] = static_cast<int8_t>(std::min(127.0f, std::max(-127.0f, l)));
+    }
   }
 }
 
@@ -67,8 +74,9 @@ CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& 
     if (b.is_view() || b.role == BufferRole::weight) continue;
     Storage& s = storage_[b.name];
     size_t n = static_cast<size_t>(b.elements);
-    if (b.form == BufferForm::q8) {
+    if (is_int8_form(b.form)) {
       s.qs.assign(n, 0);
+      if (b.form == BufferForm::q8x2) s.ql.assign(n, 0);
       s.qd.assign(n / kBlock, 0.0f);
     } else if (b.type == GgmlType::I32) {
       s.i32.assign(n, 0);
@@ -119,7 +127,7 @@ int32_t* CpuScheduleExecutor::i32(const std::string& name) {
 
 CpuScheduleExecutor::Storage& CpuScheduleExecutor::q8(const std::string& name) {
   const Buffer& b = schedule_.buffer(name);
-  LANEC_ASSERT(b.form == BufferForm::q8, "buffer '" + name + "' is not an int8 form");
+  LANEC_ASSERT(is_int8_form(b.form), "buffer '" + name + "' is not an int8 form");
   return storage_.at(name);
 }
 
@@ -205,21 +213,26 @@ void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
   if (!l.out.empty()) std::copy(y.begin(), y.end(), f32(l.out, l.n));
   if (!l.out_q8.empty()) {
     Storage& q = q8(l.out_q8);
-    quantize_q8_blocks(y.data(), l.n, q.qs.data(), q.qd.data());
+    quantize_q8_blocks(y.data(), l.n, q.qs.data(), q.qd.data(), q.ql.empty() ? nullptr : q.ql.data());
   }
 }
 
 void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
   Storage& q = q8(l.out_q8);
-  quantize_q8_blocks(f32_in(l.x, l.n), l.n, q.qs.data(), q.qd.data());
+  quantize_q8_blocks(f32_in(l.x, l.n), l.n, q.qs.data(), q.qd.data(), q.ql.empty() ? nullptr : q.ql.data());
 }
 
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
   const size_t k = static_cast<size_t>(l.k);
   GemvInput in;
-  if (l.numerics == GemvNumerics::int8) {
+  if (l.numerics != GemvNumerics::f32) {
     const Storage& xq = q8(l.x_q8);
     in.x.assign(xq.qs.begin(), xq.qs.begin() + l.k);
+    if (l.numerics == GemvNumerics::int8x2) {
+      LANEC_ASSERT(xq.ql.size() >= static_cast<size_t>(l.k), "two-word GEMV input " + l.x_q8 + " has no low word");
+      // q + lo/254: exact in double, as the kernel's two integer passes are.
+      for (size_t i = 0; i < k; ++i) in.x[i] += static_cast<double>(xq.ql[i]) / 254.0;
+    }
     in.block_scale = xq.qd.data();
   } else {
     in.x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
@@ -359,7 +372,7 @@ void CpuScheduleExecutor::run(const AttentionLaunch& l) {
   if (!l.out.empty()) std::copy(out.begin(), out.end(), f32(l.out, l.n_head * hd));
   if (!l.out_q8.empty()) {  // the launch writes the int8 form too: the quantize launch's math
     Storage& qv = q8(l.out_q8);
-    quantize_q8_blocks(out.data(), l.n_head * hd, qv.qs.data(), qv.qd.data());
+    quantize_q8_blocks(out.data(), l.n_head * hd, qv.qs.data(), qv.qd.data(), qv.ql.empty() ? nullptr : qv.ql.data());
   }
 }
 

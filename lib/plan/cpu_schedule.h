@@ -47,7 +47,8 @@ class CpuScheduleExecutor {
   struct Storage {
     std::vector<float> f32;    // f32 activations, caches (values rounded to their type), workspaces
     std::vector<int32_t> i32;  // params, i32 outputs
-    std::vector<int8_t> qs;    // int8 forms
+    std::vector<int8_t> qs;    // int8 forms (the high word of two-word forms)
+    std::vector<int8_t> ql;    // two-word int8 forms: the low word; empty otherwise
     std::vector<float> qd;     // int8 forms' block scales
   };
 
@@ -78,6 +79,8 @@ class CpuScheduleExecutor {
 
 // Quantizes x (n a multiple of 32) as the kernels do: d = max|x|/127 per
 // block, q = round(x/d) (half away from zero), 0 for an all-zero block.
-void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d);
+// With `lo`, also the low words of the two-word form (activations:
+// two-pass-int8): round((x - q d) / (d/254)) clamped to +-127.
+void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d, int8_t* lo = nullptr);
 
 }  // namespace lanec

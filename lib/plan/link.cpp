@@ -238,7 +238,7 @@ class Linker {
       p.swiglu = true;
     }
     if (p.format == GgmlType::Q8_0 && knobs_.activations != ActivationNumerics::dequant) {
-      p.numerics = GemvNumerics::int8;
+      p.numerics = knobs_.activations == ActivationNumerics::two_pass_int8 ? GemvNumerics::int8x2 : GemvNumerics::int8;
       p.x_q8 = x.name + ".q8";
     } else {
       p.x = x.name;

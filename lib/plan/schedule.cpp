@@ -32,7 +32,11 @@ const std::vector<LaunchKind>& all_launch_kinds() {
 }
 
 const char* gemv_numerics_name(GemvNumerics numerics) {
-  return numerics == GemvNumerics::int8 ? "int8" : "f32";
+  switch (numerics) {
+    case GemvNumerics::int8: return "int8";
+    case GemvNumerics::int8x2: return "int8x2";
+    default: return "f32";
+  }
 }
 
 const char* buffer_role_name(BufferRole role) {

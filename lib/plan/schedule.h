@@ -51,7 +51,9 @@ const std::vector<LaunchKind>& all_launch_kinds();
 
 // Matmul numerics of one GEMV launch (the `activations` knob, per launch:
 // only q8_0 weights take int8 activations).
-enum class GemvNumerics : uint8_t { f32, int8 };
+// int8x2 (activations: two-pass-int8): int8 activations in two words, a
+// high and a low byte per element (BufferForm::q8x2), two dp4a passes.
+enum class GemvNumerics : uint8_t { f32, int8, int8x2 };
 const char* gemv_numerics_name(GemvNumerics numerics);
 
 // ---- per-kind launch parameters -------------------------------------------
@@ -206,7 +208,15 @@ uint64_t element_bytes(GgmlType type);
 enum class BufferForm : uint8_t {
   plain,  // elements of `type`
   q8,     // int8 activations: n int8 then n/32 f32 scales (kernels/blocks.h)
+  q8x2,   // two-word int8 activations: n int8 high, n int8 low, n/32 f32 scales
 };
+// Either int8 form.
+inline bool is_int8_form(BufferForm form) { return form != BufferForm::plain; }
+// Bytes of an int8 form of n elements.
+inline uint64_t int8_form_bytes(BufferForm form, int64_t n) {
+  const uint64_t values = static_cast<uint64_t>(n) * (form == BufferForm::q8x2 ? 2u : 1u);
+  return values + static_cast<uint64_t>(n / 32) * 4;
+}
 
 struct Buffer {
   std::string name;            // unique; the tensor's name, "<tensor>.q8" for int8 forms

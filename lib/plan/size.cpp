@@ -204,12 +204,12 @@ class Sizer {
     if (std::string base = strip_q8(name); !base.empty()) {
       const Tensor& t = g_.tensor(g_.id_of(base));
       b.role = BufferRole::activation;
-      b.form = BufferForm::q8;
+      b.form = knobs_.activations == ActivationNumerics::two_pass_int8 ? BufferForm::q8x2 : BufferForm::q8;
       b.type = GgmlType::I8;
       b.tensor = base;
       b.shape = {t.numel()};
       b.elements = t.numel();
-      b.bytes = static_cast<uint64_t>(t.numel() + t.numel() / kQ8Block * 4);
+      b.bytes = int8_form_bytes(b.form, t.numel());
       return b;
     }
     if (auto it = packs_.find(name); it != packs_.end()) {
@@ -407,7 +407,7 @@ std::string print_buffers(const std::vector<Buffer>& buffers) {
     std::string shape;
     for (size_t i = 0; i < b.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(b.shape[i]);
     out += b.name + " " + buffer_role_name(b.role) + " " +
-           (b.form == BufferForm::q8 ? std::string("q8") : std::string(elem_type_name(b.type) ? elem_type_name(b.type) : "?")) +
+           (b.form == BufferForm::q8x2 ? std::string("q8x2") : b.form == BufferForm::q8 ? std::string("q8") : std::string(elem_type_name(b.type) ? elem_type_name(b.type) : "?")) +
            " [" + shape + "] bytes=" + std::to_string(b.bytes);
     if (!b.layout.empty()) out += " layout=" + b.layout;
     if (b.is_view()) out += " view_of=" + b.view_of + "+" + std::to_string(b.view_offset);

@@ -20,7 +20,7 @@ void check_params(const Launch& l) {
     if (g->rows_per_warp != 1 && g->rows_per_warp != 2 && g->rows_per_warp != 4)
       bad(l, "rows_per_warp " + std::to_string(g->rows_per_warp));
     if (g->split_k < 1 || g->split_k > 16) bad(l, "split_k " + std::to_string(g->split_k));
-    if ((g->numerics == GemvNumerics::int8) != g->x.empty() || g->x.empty() == g->x_q8.empty())
+    if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
@@ -57,7 +57,7 @@ void verify_schedule(const Schedule& s) {
       if (b->role != BufferRole::activation) continue;
       std::string root = s.storage_of(name).first->name;
       if (!written.count(root)) bad(l, "reads " + name + " before any launch writes it");
-      if (b->form == BufferForm::q8 && l.kind != LaunchKind::gemv)
+      if (is_int8_form(b->form) && l.kind != LaunchKind::gemv)
         bad(l, "reads the int8 form " + name + " but is not a GEMV");
     }
     for (const std::string& name : l.writes()) {

@@ -355,14 +355,17 @@ void sweep_rms_norm() {
     const auto x = random_floats(static_cast<size_t>(n), -3.0f, 3.0f);
     DeviceBuffer<float> d_x(x), d_d(static_cast<size_t>(n / kQ8Block));
     DeviceBuffer<int8_t> d_qs(static_cast<size_t>(n));
-    QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n};
+    DeviceBuffer<int8_t> d_lo(static_cast<size_t>(n));
+    QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n, d_lo.get()};
     expect_ok("quantize", launch_quantize_q8(p, nullptr));
-    std::vector<int8_t> qs_ref(static_cast<size_t>(n));
+    std::vector<int8_t> qs_ref(static_cast<size_t>(n)), lo_ref(static_cast<size_t>(n));
     std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
     ref::quantize_q8(x.data(), n, qs_ref.data(), d_ref.data());
-    // Same IEEE division and rounding on both sides: exact.
+    ref::quantize_q8_low(x.data(), n, qs_ref.data(), d_ref.data(), lo_ref.data());
+    // Same IEEE division, fused multiply-add and rounding on both sides: exact.
     check(fmt("quantize_q8 n=%d d", n), d_d.download(), d_ref, 0.0, 0.0);
     check(fmt("quantize_q8 n=%d qs", n), to_float(d_qs.download()), to_float(qs_ref), 0.0, 0.0);
+    check(fmt("quantize_q8 n=%d low words", n), to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
   }
 }
 
@@ -412,13 +415,16 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   // Int8 numerics: both sides take the same quantized activations.
   std::vector<int8_t> xq(static_cast<size_t>(k));
   std::vector<float> xd(static_cast<size_t>(k / kQ8Block + 1));
-  if (A == Activation::int8) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
+  std::vector<int8_t> xlo(static_cast<size_t>(k));
+  if (A != Activation::f32) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
+  if (A == Activation::int8x2) ref::quantize_q8_low(x.data(), k, xq.data(), xd.data(), xlo.data());
   std::vector<float> x_eff = x;  // the values the kernel multiplies by
-  if (A == Activation::int8)
-    for (int i = 0; i < k; ++i) x_eff[i] = static_cast<float>(xq[i]) * xd[i / kQ8Block];
+  if (A != Activation::f32)
+    for (int i = 0; i < k; ++i)
+      x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
 
   DeviceBuffer<float> d_x(x), d_xd(xd);
-  DeviceBuffer<int8_t> d_xq(xq);
+  DeviceBuffer<int8_t> d_xq(xq), d_xlo(xlo);
   std::vector<HostWeights> w;
   std::vector<std::vector<float>> bias, res;
   std::vector<DeviceBuffer<uint8_t>*> d_w;
@@ -444,13 +450,14 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   p.x = d_x.get();
   p.x_qs = d_xq.get();
   p.x_d = d_xd.get();
+  p.x_lo = d_xlo.get();
   p.split_k = split_k;
   expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
 
   std::string shape;
   for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
   const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s", format_name(F),
-                              A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
+                              A == Activation::int8x2 ? "int8x2" : A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
                               epilogue_name(epi));
   // Error budget: 1e-6 of sum |w x| (float accumulation in a different order).
   if (Swiglu) {
@@ -509,6 +516,7 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::bf16, Activation::f32>();
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::f32>();
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8>();
+  sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};

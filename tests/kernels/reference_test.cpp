@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/reference/ops.h"
+#include "lib/plan/cpu_schedule.h"
 
 namespace ref = lanec::kernels::ref;
 
@@ -101,6 +102,27 @@ TEST_CASE("int8 activation quantization scales each block by max|x|/127", "[kern
   CHECK(qs[31] == static_cast<int8_t>(std::round(7.5f / (8.0f / 127.0f))));
   CHECK(d[1] == 0.0f);  // an all-zero block has scale 0 and zero values
   CHECK(qs[40] == 0);
+}
+
+TEST_CASE("the two-word form's low word is the remainder in 1/254 steps, as the schedule executor has it",
+          "[kernels]") {
+  std::vector<float> x(96);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(1.3f * static_cast<float>(i)) * static_cast<float>(1 + i % 5);
+  x[64] = 0.0f;
+  std::vector<int8_t> qs(96), lo(96), qs2(96), lo2(96);
+  std::vector<float> d(3), d2(3);
+  ref::quantize_q8(x.data(), 96, qs.data(), d.data());
+  ref::quantize_q8_low(x.data(), 96, qs.data(), d.data(), lo.data());
+  lanec::quantize_q8_blocks(x.data(), 96, qs2.data(), d2.data(), lo2.data());  // lib/plan/cpu_schedule.h
+  CHECK(qs == qs2);
+  CHECK(d == d2);
+  CHECK(lo == lo2);
+  for (size_t i = 0; i < x.size(); ++i) {
+    INFO("element " << i);
+    const float step = d[i / 32] / 254.0f;
+    CHECK(std::fabs(d[i / 32] * static_cast<float>(qs[i]) + step * static_cast<float>(lo[i]) - x[i]) <=
+          0.5f * step + 1e-6f);
+  }
 }
 
 TEST_CASE("rms_norm and the two GEMV references agree with hand values", "[kernels]") {
