@@ -120,6 +120,19 @@ TEST_CASE("with row_write held, K and V are written by launches of their own", "
   CHECK(text.find("p.k_cache = b.cache_v_l01;\n    p.v_cache = b.cache_v_l01;") != std::string::npos);
 }
 
+TEST_CASE("two-pass-int8 programs read and write both int8 words", "[emit]") {
+  const std::string code = emit_test::emit_two_pass_sample("qwen3-tiny");
+  // GEMVs over q8_0 take the two-word path and its low words.
+  CHECK(code.find("Activation::int8x2") != std::string::npos);
+  CHECK(code.find("Activation::int8,") == std::string::npos);
+  CHECK(code.find("p.x_lo = b.attn_norm_l00_q8.lo;") != std::string::npos);
+  // Every int8 form comes from a quantize launch that writes the low word.
+  CHECK(code.find("p.out_lo = b.attn_norm_l00_q8.lo;") != std::string::npos);
+  CHECK(code.find("launch_rms_norm<false, true>") == std::string::npos);
+  // The form's three planes: n high, n low, n/32 scales.
+  CHECK(code.find("int8 high + int8 low + f32 scale per 32") != std::string::npos);
+}
+
 TEST_CASE("model identity: checked metadata and fingerprint", "[emit]") {
   const emit_test::Planned a = emit_test::plan_sample("qwen3-tiny", "h200");
   const emit_test::Planned b = emit_test::plan_sample("qwen2-tiny", "h200");

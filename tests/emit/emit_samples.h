@@ -35,8 +35,8 @@ struct Planned {
   lanec::ModelIdentity identity;
 };
 
-inline Planned plan_sample(const std::string& sample, const std::string& knobs,
-                           const std::vector<std::string>& held = {}) {
+inline Planned plan_sample_with(const std::string& sample, const lanec::Knobs& knobs,
+                                const std::vector<std::string>& held = {}) {
   lanec::SynthOptions synth;
   synth.shape = lanec::find_preset(sample);
   synth.type = lanec::GgmlType::Q8_0;
@@ -44,8 +44,23 @@ inline Planned plan_sample(const std::string& sample, const std::string& knobs,
   const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), sample + ".gguf");
   lanec::PlanOptions options;
   options.held = held;
-  Planned p{lanec::plan_model(gguf, lanec::load_knobs(knob_path(knobs)), options), lanec::model_identity(gguf)};
+  Planned p{lanec::plan_model(gguf, knobs, options), lanec::model_identity(gguf)};
   return p;
+}
+
+inline Planned plan_sample(const std::string& sample, const std::string& knobs,
+                           const std::vector<std::string>& held = {}) {
+  return plan_sample_with(sample, lanec::load_knobs(knob_path(knobs)), held);
+}
+
+// The h200 sample knobs with two-word int8 activations (two-pass-int8).
+inline std::string emit_two_pass_sample(const std::string& sample) {
+  lanec::Knobs knobs = lanec::load_knobs(knob_path("h200"));
+  knobs.activations = lanec::ActivationNumerics::two_pass_int8;
+  const Planned p = plan_sample_with(sample, knobs);
+  lanec::EmitOptions options;
+  options.knob_file = "h200 with activations: two-pass-int8";
+  return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
 }
 
 inline std::string emit_sample(const std::string& sample, const std::string& knobs) {
