@@ -7,16 +7,8 @@
 # Prints a markdown table and writes ablation_PRESET.md and the all-rules
 # program's --profile (profile_ablation_PRESET.md) to $OUT (or the work folder).
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-# On the GPU machine the dependencies come from the carried .deb files.
-[[ -d .deps/debs ]] && source scripts/device_env.sh >/dev/null
-LANEC="$ROOT/build/lanec"
-WORK="${BENCH_WORK:-/tmp/lanec-ablation}"
-DEST="${OUT:-$WORK}"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" ablation
 PRESET="${1:-qwen3-0.6b}"
-KNOBS=samples/knobs/h200.yaml
-mkdir -p "$WORK" "$DEST"
 MODEL="$WORK/$PRESET.gguf"
 "$LANEC" synth "$PRESET" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf -o "$MODEL" 2>/dev/null || exit 1
 sed -e 's/^activations:.*/activations: dequant/' "$KNOBS" >"$WORK/h200-dequant.yaml"

@@ -9,17 +9,9 @@
 # bandwidth measured in the same run. Prints a llama-bench-like table and writes
 # bench.json (and bench.md) to $OUT, or to the work folder.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-# On the GPU machine the dependencies come from the carried .deb files.
-[[ -d .deps/debs ]] && source scripts/device_env.sh >/dev/null
-LANEC="$ROOT/build/lanec"
-WORK="${BENCH_WORK:-/tmp/lanec-bench}"
-DEST="${OUT:-$WORK}"
-KNOBS="${BENCH_KNOBS:-samples/knobs/h200.yaml}"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" bench
 REPEATS="${BENCH_REPEATS:-3}"
 DEPTH="${BENCH_DEPTH:-4096}"  # 0: tg128 at an empty context only (plans keep 4352 rows)
-mkdir -p "$WORK" "$DEST"
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b qwen3-1.7b qwen3-8b)
 

@@ -9,16 +9,8 @@
 #   VARIANTS="plain=-DLANEC_PDL=0 all-on=" bash bench/variants.sh qwen3-8b
 # Prints a markdown table and writes variants.md to $OUT (or the work folder).
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-# On the GPU machine the dependencies come from the carried .deb files.
-[[ -d .deps/debs ]] && source scripts/device_env.sh >/dev/null
-LANEC="$ROOT/build/lanec"
-WORK="${BENCH_WORK:-/tmp/lanec-variants}"
-DEST="${OUT:-$WORK}"
-KNOBS="${BENCH_KNOBS:-samples/knobs/h200.yaml}"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" variants
 VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0 all-on=}"
-mkdir -p "$WORK" "$DEST"
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
 
