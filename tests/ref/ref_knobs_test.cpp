@@ -206,3 +206,25 @@ TEST_CASE("ref --knobs rejects bad knob files and unknown held rules", "[ref-kno
 }
 
 }  // namespace lanec
+
+namespace lanec {
+namespace {
+
+TEST_CASE("ref --graph --knobs plans the graph file as ref --knobs plans the model", "[ref-knobs]") {
+  const std::string knobs = write_knobs("ref_knobs_graph.yaml", "f16", "two-pass-int8");
+  const std::string model = write_model("qwen3-tiny", GgmlType::Q8_0, "ref_knobs_graph.gguf");
+  const test::RunResult graph = run_lanec("graph " + model + " -o ref_knobs_graph.txt");
+  INFO(graph.output);
+  REQUIRE(graph.exit_code == 0);
+  const auto from_model = ref_logits(model, "--knobs " + knobs, "ref_knobs_from_model.npy", 512);
+  const auto from_graph =
+      ref_logits(model, "--graph ref_knobs_graph.txt --knobs " + knobs, "ref_knobs_from_graph.npy", 512);
+  CHECK(read_bytes("ref_knobs_from_model.npy") == read_bytes("ref_knobs_from_graph.npy"));
+  CHECK(from_model.size() == from_graph.size());
+  for (const char* f : {"ref_knobs_graph.yaml", "ref_knobs_graph.gguf", "ref_knobs_graph.txt",
+                        "ref_knobs_from_model.npy", "ref_knobs_from_graph.npy"})
+    std::remove(f);
+}
+
+}  // namespace
+}  // namespace lanec
