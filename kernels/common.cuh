@@ -42,7 +42,7 @@ enum class CachePrecision { f32, f16 };
 // Launchers return this for a shape or pointer the kernel cannot take, so the
 // caller's LANEC_CUDA_CHECK names the failing launch instead of running it.
 inline cudaError_t invalid_launch() { return cudaErrorInvalidValue; }
-__host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // ---- programmatic dependent launch (PDL) ----------------------------------------

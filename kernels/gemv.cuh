@@ -82,6 +82,14 @@ __device__ __forceinline__ float dot_i8x4_f32(int packed, const float4& x) {
          static_cast<float>(q.w) * x.w;
 }
 
+// Exact int32 sum of the 16 int8 products of two 16-byte chunks.
+__device__ __forceinline__ int dp4a16(const int4& a, const int4& b) {
+  int s = __dp4a(a.x, b.x, 0);
+  s = __dp4a(a.y, b.y, s);
+  s = __dp4a(a.z, b.z, s);
+  return __dp4a(a.w, b.w, s);
+}
+
 // The activation values of one chunk, loaded once and reused for every row.
 template <WeightFormat F, Activation A>
 struct XChunk {
@@ -139,22 +147,10 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
     return d * s;
   } else if constexpr (A == Activation::int8) {  // q8_0_split x int8 activations
     const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
-    int s = __dp4a(raw.x, x.q.x, 0);
-    s = __dp4a(raw.y, x.q.y, s);
-    s = __dp4a(raw.z, x.q.z, s);
-    s = __dp4a(raw.w, x.q.w, s);
-    return d * x.d * static_cast<float>(s);
-  } else {  // q8_0_split x two-word int8 activations
+    return d * x.d * static_cast<float>(dp4a16(raw, x.q));
+  } else {  // q8_0_split x two-word int8 activations: high and low words, exact sums
     const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
-    int hi = __dp4a(raw.x, x.q.x, 0);
-    hi = __dp4a(raw.y, x.q.y, hi);
-    hi = __dp4a(raw.z, x.q.z, hi);
-    hi = __dp4a(raw.w, x.q.w, hi);
-    int lo = __dp4a(raw.x, x.lo.x, 0);
-    lo = __dp4a(raw.y, x.lo.y, lo);
-    lo = __dp4a(raw.z, x.lo.z, lo);
-    lo = __dp4a(raw.w, x.lo.w, lo);
-    return d * x.d * (static_cast<float>(hi) + static_cast<float>(lo) / 254.0f);
+    return d * x.d * (static_cast<float>(dp4a16(raw, x.q)) + static_cast<float>(dp4a16(raw, x.lo)) / 254.0f);
   }
 }
 
@@ -256,30 +252,30 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
       }
     }
   }
-  if (slice == 0 && lane == 0) {
-    if constexpr (Swiglu) {
+  if (slice != 0 || lane != 0) return;
+
+  if constexpr (Swiglu) {
 #pragma unroll
-      for (int r = 0; r < RowsPerWarp; ++r) {
-        if (part_of[r] < 0) continue;
-        const int row = local_row[r];
-        float g = acc[r], u = acc[r + RowsPerWarp];
-        if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
-        if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
-        float y = silu(g) * u;
-        if (p.parts[0].residual != nullptr) y += p.parts[0].residual[row];
-        p.parts[0].y[row] = y;
-      }
-    } else {
+    for (int r = 0; r < RowsPerWarp; ++r) {
+      if (part_of[r] < 0) continue;
+      const int row = local_row[r];
+      float g = acc[r], u = acc[r + RowsPerWarp];
+      if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
+      if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
+      float y = silu(g) * u;
+      if (p.parts[0].residual != nullptr) y += p.parts[0].residual[row];
+      p.parts[0].y[row] = y;
+    }
+  } else {
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] < 0) continue;
-        const GemvPart& pt = p.parts[part_of[r]];
-        const int row = local_row[r];
-        float y = acc[r];
-        if (pt.bias != nullptr) y += pt.bias[row];
-        if (pt.residual != nullptr) y += pt.residual[row];
-        pt.y[row] = y;
-      }
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] < 0) continue;
+      const GemvPart& pt = p.parts[part_of[r]];
+      const int row = local_row[r];
+      float y = acc[r];
+      if (pt.bias != nullptr) y += pt.bias[row];
+      if (pt.residual != nullptr) y += pt.residual[row];
+      pt.y[row] = y;
     }
   }
 }

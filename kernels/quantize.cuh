@@ -9,25 +9,6 @@
 
 namespace lanec::kernels {
 
-// One lane's value of a 32-element block: its block scale d = max|x|/127
-// and q = round(x/d). All 32 lanes must call it (warp-wide reduction).
-struct Q8Lane {
-  float q;
-  float scale;
-};
-__device__ __forceinline__ Q8Lane quantize_lane_warp(float v) {
-  const float scale = warp_max(fabsf(v)) / 127.0f;
-  return {scale > 0.0f ? roundf(v / scale) : 0.0f, scale};
-}
-
-// Quantizes one 32-element block held one value a lane; lane 0 writes d.
-// All 32 lanes must call it (warp-wide reduction).
-__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int lane) {
-  const Q8Lane r = quantize_lane_warp(v);
-  qs[lane] = static_cast<int8_t>(r.q);
-  if (lane == 0) *d = r.scale;
-}
-
 // The low word of a two-word int8 activation (activations: two-pass-int8):
 // the remainder x - q d in units of d/254, rounded and clamped to +-127, so
 // x ~ d (q + lo/254) to about 1/(2*127*254) of the block's largest value.
@@ -35,6 +16,18 @@ __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float scal
   if (!(scale > 0.0f)) return 0;
   const float lo = roundf(fmaf(-q, scale, v) / (scale / 254.0f));
   return static_cast<int8_t>(fminf(127.0f, fmaxf(-127.0f, lo)));
+}
+
+// Quantizes one 32-element block held one value a lane; lane 0 writes d, and
+// with `lo` every lane also writes its low word. All 32 lanes must call it
+// (warp-wide reduction).
+__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int lane,
+                                                    int8_t* lo = nullptr) {
+  const float scale = warp_max(fabsf(v)) / 127.0f;
+  const float q = scale > 0.0f ? roundf(v / scale) : 0.0f;
+  qs[lane] = static_cast<int8_t>(q);
+  if (lane == 0) *d = scale;
+  if (lo != nullptr) lo[lane] = quantize_low_word(v, q, scale);
 }
 
 struct QuantizeParams {
@@ -55,11 +48,8 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __g
   const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (block >= p.n / kQ8Block) return;  // whole warps leave together
   const int i = block * kQ8Block + lane;
-  const float v = p.x[i];
-  const Q8Lane r = quantize_lane_warp(v);
-  p.out_qs[i] = static_cast<int8_t>(r.q);
-  if (lane == 0) p.out_d[block] = r.scale;
-  if (p.out_lo != nullptr) p.out_lo[i] = quantize_low_word(v, r.q, r.scale);
+  quantize_block_warp(p.x[i], p.out_qs + block * kQ8Block, p.out_d + block, lane,
+                      p.out_lo != nullptr ? p.out_lo + block * kQ8Block : nullptr);
 }
 
 inline cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/reference/numeric.h"
 #include "lib/common/error.h"
 #include "lib/quant/codecs.h"
 #include "lib/ref/parallel.h"
@@ -50,21 +51,13 @@ void dot_rows(const float* w, size_t k, const GemvInput& in, float* out) {
 }  // namespace
 
 void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d, int8_t* lo) {
-  for (int64_t b = 0; b < n / kBlock; ++b) {
-    float amax = 0.0f;
-    for (int64_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(x[b * kBlock + j]));
-    const float scale = amax / 127.0f;
-    d[b] = scale;
-    for (int64_t j = 0; j < kBlock; ++j) {
-      const float v = x[b * kBlock + j];
-      const float q = scale > 0.0f ? std::round(v / scale) : 0.0f;
-      qs[b * kBlock + j] = static_cast<int8_t>(q);
-      if (lo == nullptr) continue;
-      const float rest = std::fma(-q, scale, v);
-      const float l = scale > 0.0f ? std::round(rest / (scale / 254.0f)) : 0.0f;
-      lo[b * kBlock + j] = static_cast<int8_t>(std::min(127.0f, std::max(-127.0f, l)));
-    }
-  }
+  const int count = static_cast<int>(n);
+  kernels::ref::quantize_q8(x, count, qs, d);
+  if (lo != nullptr) kernels::ref::quantize_q8_low(x, count, qs, d, lo);
+}
+
+void CpuScheduleExecutor::quantize_into(Storage& q, const float* x, int64_t n) {
+  quantize_q8_blocks(x, n, q.qs.data(), q.qd.data(), q.ql.empty() ? nullptr : q.ql.data());
 }
 
 CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights,
@@ -137,14 +130,11 @@ const std::vector<float>& CpuScheduleExecutor::weight(const std::string& name) {
   return weights_.get(b.gguf_name);
 }
 
-void CpuScheduleExecutor::store_cache(const std::string& cache, size_t index, float value) {
-  const Buffer& b = schedule_.buffer(cache);
-  float stored = value;
-  if (b.type == GgmlType::F16) stored = fp16_to_f32(f32_to_fp16(value));
-  if (b.type == GgmlType::BF16) stored = bf16_to_f32(f32_to_bf16(value));
-  Storage& s = storage_.at(cache);
-  LANEC_ASSERT(index < s.f32.size(), "cache '" + cache + "' write out of range");
-  s.f32[index] = stored;
+void CpuScheduleExecutor::store_cache_row(const std::string& cache, size_t first, const float* row, int64_t n) {
+  const GgmlType type = schedule_.buffer(cache).type;
+  std::vector<float>& values = storage_.at(cache).f32;
+  LANEC_ASSERT(first + static_cast<size_t>(n) <= values.size(), "cache '" + cache + "' write out of range");
+  for (int64_t i = 0; i < n; ++i) values[first + static_cast<size_t>(i)] = round_to(type, row[i]);
 }
 
 std::vector<float> CpuScheduleExecutor::step(int32_t token, int32_t pos) {
@@ -212,14 +202,12 @@ void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
   for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
   if (!l.out.empty()) std::copy(y.begin(), y.end(), f32(l.out, l.n));
   if (!l.out_q8.empty()) {
-    Storage& q = q8(l.out_q8);
-    quantize_q8_blocks(y.data(), l.n, q.qs.data(), q.qd.data(), q.ql.empty() ? nullptr : q.ql.data());
+    quantize_into(q8(l.out_q8), y.data(), l.n);
   }
 }
 
 void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
-  Storage& q = q8(l.out_q8);
-  quantize_q8_blocks(f32_in(l.x, l.n), l.n, q.qs.data(), q.qd.data(), q.ql.empty() ? nullptr : q.ql.data());
+  quantize_into(q8(l.out_q8), f32_in(l.x, l.n), l.n);
 }
 
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
@@ -284,9 +272,16 @@ void CpuScheduleExecutor::run(const RopeLaunch& l) {
   const bool row_in_cache = pos_row >= 0 && pos_row < l.n_ctx;
   auto store_row = [&](const std::string& cache, int64_t head, const float* row) {
     if (cache.empty() || !row_in_cache) return;
-    for (int64_t i = 0; i < hd; ++i)
-      store_cache(cache, static_cast<size_t>((head * l.n_ctx + pos_row) * hd + i), row[i]);
+    store_cache_row(cache, static_cast<size_t>((head * l.n_ctx + pos_row) * hd), row, hd);
   };
+  // One angle per rotated pair, shared by every head.
+  std::vector<float> cos_of(static_cast<size_t>(half)), sin_of(static_cast<size_t>(half));
+  for (int64_t i = 0; i < half; ++i) {
+    const double angle =
+        pos * std::pow(l.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(l.rope_dims));
+    cos_of[static_cast<size_t>(i)] = static_cast<float>(std::cos(angle));
+    sin_of[static_cast<size_t>(i)] = static_cast<float>(std::sin(angle));
+  }
   std::vector<float> v(static_cast<size_t>(hd));
   for (const RopePart& part : l.parts) {
     float* x = f32(part.x, part.n_head * hd);
@@ -303,10 +298,8 @@ void CpuScheduleExecutor::run(const RopeLaunch& l) {
       for (int64_t i = 0; i < half; ++i) {
         const int64_t a = l.neox ? i : 2 * i;
         const int64_t b = l.neox ? i + half : 2 * i + 1;
-        const double angle =
-            pos * std::pow(l.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(l.rope_dims));
-        const float c = static_cast<float>(std::cos(angle));
-        const float s = static_cast<float>(std::sin(angle));
+        const float c = cos_of[static_cast<size_t>(i)];
+        const float s = sin_of[static_cast<size_t>(i)];
         const float xa = v[a], xb = v[b];
         v[a] = xa * c - xb * s;
         v[b] = xa * s + xb * c;
@@ -330,11 +323,9 @@ void CpuScheduleExecutor::run(const KvWriteLaunch& l) {
   auto write = [&](const std::string& src, const std::string& cache) {
     if (src.empty()) return;
     const float* x = f32_in(src, width);
-    for (int64_t e = 0; e < width; ++e) {
-      const int64_t head = e / l.head_dim;
-      const size_t dst = static_cast<size_t>((head * l.n_ctx + pos) * l.head_dim + e % l.head_dim);
-      store_cache(cache, dst, x[e]);
-    }
+    for (int64_t head = 0; head < l.n_kv_head; ++head)
+      store_cache_row(cache, static_cast<size_t>((head * l.n_ctx + pos) * l.head_dim), x + head * l.head_dim,
+                      l.head_dim);
   };
   write(l.k, l.k_cache);
   write(l.v, l.v_cache);
@@ -371,8 +362,7 @@ void CpuScheduleExecutor::run(const AttentionLaunch& l) {
   }
   if (!l.out.empty()) std::copy(out.begin(), out.end(), f32(l.out, l.n_head * hd));
   if (!l.out_q8.empty()) {  // the launch writes the int8 form too: the quantize launch's math
-    Storage& qv = q8(l.out_q8);
-    quantize_q8_blocks(out.data(), l.n_head * hd, qv.qs.data(), qv.qd.data(), qv.ql.empty() ? nullptr : qv.ql.data());
+    quantize_into(q8(l.out_q8), out.data(), l.n_head * hd);
   }
 }
 

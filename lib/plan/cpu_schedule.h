@@ -57,12 +57,15 @@ class CpuScheduleExecutor {
   int32_t* i32(const std::string& name);
   Storage& q8(const std::string& name);
   const std::vector<float>& weight(const std::string& name);
-  void store_cache(const std::string& cache, size_t index, float value);
+  // n values from `first` of a cache, rounded to its element type.
+  void store_cache_row(const std::string& cache, size_t first, const float* row, int64_t n);
 
   void run(const Launch& launch);
   void run(const EmbedLaunch& l);
   void run(const RmsNormLaunch& l);
   void run(const QuantizeLaunch& l);
+  // The int8 form of x[n] into q (both words for a two-word form).
+  void quantize_into(Storage& q, const float* x, int64_t n);
   void run(const GemvLaunch& l);
   void run(const RopeLaunch& l);
   void run(const KvWriteLaunch& l);
@@ -80,7 +83,8 @@ class CpuScheduleExecutor {
 // Quantizes x (n a multiple of 32) as the kernels do: d = max|x|/127 per
 // block, q = round(x/d) (half away from zero), 0 for an all-zero block.
 // With `lo`, also the low words of the two-word form (activations:
-// two-pass-int8): round((x - q d) / (d/254)) clamped to +-127.
+// two-pass-int8): round((x - q d) / (d/254)) clamped to +-127. The math is
+// the kernel library's own plain C++ reference (kernels/reference/numeric.h).
 void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d, int8_t* lo = nullptr);
 
 }  // namespace lanec

@@ -27,5 +27,7 @@ float fp16_to_f32(uint16_t h);
 uint16_t f32_to_fp16(float f);        // round to nearest even
 float bf16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);        // round to nearest even, as ggml does (NaN kept quiet)
+// v as a value of `type` stores it (f16/bf16 rounded; any other type as is).
+float round_to(GgmlType type, float v);
 
 }  // namespace lanec

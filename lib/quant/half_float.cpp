@@ -77,4 +77,12 @@ uint16_t f32_to_bf16(float f) {
   return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
 
+float round_to(GgmlType type, float v) {
+  switch (type) {
+    case GgmlType::F16: return fp16_to_f32(f32_to_fp16(v));
+    case GgmlType::BF16: return bf16_to_f32(f32_to_bf16(v));
+    default: return v;
+  }
+}
+
 }  // namespace lanec

@@ -21,15 +21,6 @@ float gelu_tanh(float x) {
 }
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
-// Rounds a value as a state of `type` stores it.
-float round_to(GgmlType type, float v) {
-  switch (type) {
-    case GgmlType::F16: return fp16_to_f32(f32_to_fp16(v));
-    case GgmlType::BF16: return bf16_to_f32(f32_to_bf16(v));
-    default: return v;
-  }
-}
-
 // Dot product with 8 independent partial sums (vectorizable; fixed order so
 // results do not depend on the thread count).
 float dot(const float* a, const float* b, int64_t n) {
