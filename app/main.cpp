@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
 
   auto& registry = lanec::app::command_registry();
   std::sort(registry.begin(), registry.end(),
-            [](const auto& a, const auto& b) { return a.order < b.order; });
+            [](const auto& a, const auto& b) { return a.order != b.order ? a.order < b.order : a.name < b.name; });
   for (const auto& command : registry) command.add(root);
 
   try {

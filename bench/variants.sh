@@ -14,22 +14,17 @@ VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0 all-
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
 
-# The nvcc command the emitted program's header gives, for this source tree.
-nvcc_command() {  # nvcc_command CU OUT
-  grep -m1 '^//   nvcc ' "$1" | sed -e 's|^//   ||' -e "s|\$LANEC_SRC|$ROOT|g" \
-    -e "s| -o [^ ]* [^ ]*\.cu | -o $2 $1 |"
-}
-
+# Each variant is its own plan-and-build; nvcc itself appends
+# $NVCC_APPEND_FLAGS to the command lanec runs.
 build_variant() {  # build_variant PRESET NAME FLAGS
-  local cu="$WORK/$1.cu" bin="$WORK/$1__$2" flags="${3//,/ }"
-  # shellcheck disable=SC2046
-  $(nvcc_command "$cu" "$bin") $flags >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
+  local bin="$WORK/$1__$2"
+  NVCC_APPEND_FLAGS="${3//,/ }" "$LANEC" plan "$WORK/$1.gguf" --knobs "$KNOBS" --max-ctx 512 -o "$bin.cu" \
+    --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
 }
 
 for p in "${presets[@]}"; do
   "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf -o "$WORK/$p.gguf" \
     2>/dev/null || { echo "synth $p failed"; exit 1; }
-  "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx 512 -o "$WORK/$p.cu" >/dev/null || exit 1
   for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "${v#*=}" & done
 done
 wait

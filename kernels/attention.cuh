@@ -56,8 +56,9 @@ struct AttentionParams {
 // e to element e of the group's Group*HeadDim outputs (a warp = one int8 block).
 constexpr int kAttnWarps = 4;
 constexpr int kAttnThreads = kAttnWarps * kWarpSize;
-// Keys a split takes at least: a block's 4 warps score 2-4 keys each per
-// iteration, so 16 keys are about two dependent rounds of cache loads; more
+// Keys a split takes at least: a block's 4 warps score 4 keys each per
+// iteration (2 with 4+ heads a block), so 16 keys are one or two dependent
+// rounds of cache loads; more
 // keys a split serialize short contexts (with 64, Qwen3-0.6B's 8 head groups
 // at a 100-token context run as 16 blocks on 132 SMs, each walking 64 keys),
 // fewer cost more merge work than they save.

@@ -48,12 +48,12 @@ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // ---- programmatic dependent launch (PDL) ----------------------------------------
 // On sm_90+ a kernel launched with programmatic stream serialization may start
 // (be scheduled, run its prologue) while the previous kernel in the stream is
-// still finishing; the decode graph is ~300 small launch-bound kernels, so this
-// hides part of each launch. Correctness rests on pdl_wait(): every kernel calls
-// it first, before touching global memory, and no kernel triggers early, so the
-// wait returns only once the previous grid has completed and its writes are
-// visible: the same ordering as a plain launch. Build with -DLANEC_PDL=0 for
-// plain launches and no waits.
+// still finishing; the decode graph is a few hundred small launch-bound kernels,
+// so this hides part of each launch. Correctness rests on pdl_wait(): every
+// kernel calls it first, before touching global memory, and the wait returns
+// only once the previous grid has completed and its writes are visible: the
+// same ordering as a plain launch. Build with -DLANEC_PDL=0 for plain launches
+// and no waits.
 #ifndef LANEC_PDL
 #define LANEC_PDL 1
 #endif

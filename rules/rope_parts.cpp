@@ -40,7 +40,6 @@ const Op* norm_op(const FusedGraph& g, const FusedNode& n) {
   return nullptr;
 }
 
-// The kv_write op writing state `cache`.
 class RopePartsRule : public FusionRule {
  public:
   const char* name() const override { return "rope_parts"; }

@@ -7,7 +7,7 @@ namespace {
 class RowsAWarpRule : public FusionRule {
  public:
   const char* name() const override { return "rows_a_warp"; }
-  const char* intent() const override { return "each GEMV warp computes 2 or 4 rows from one x chunk load"; }
+  const char* intent() const override { return "each GEMV warp computes 2 rows from one x chunk load"; }
   RuleStage stage() const override { return RuleStage::launches; }
   // A launch-stage rule: the planner calls choose_rows_a_warp per GEMV launch.
   std::vector<RuleMatch> match(const FusedGraph&) const override { return {}; }

@@ -1,10 +1,12 @@
-// rows_a_warp: a GEMV launch gives each warp 2 or 4 consecutive rows, so every
+// rows_a_warp: a GEMV launch gives each warp 2 consecutive rows, so every
 // chunk of x loaded into registers feeds several rows.
 //
 // Math unchanged: y_r = W_r . x for each row; only the thread mapping
 // changes. A launch stage rule: it picks the GEMV's rows_per_warp from the
 // chip at the size stage. Fires when the launch has enough rows that the
-// wider warps still give every SM at least kWarpsPerSm warps; declines with
+// wider warps still give every SM at least kGemvWarpsPerSm warps (only Q8_0
+// weights under dequant numerics: 1 row a warp measured fastest otherwise);
+// declines with
 // the row count and the SMs it would leave idle otherwise.
 #pragma once
 

@@ -6,7 +6,7 @@
 # with the working tree and .deps/debs, .deps/whl (scripts/fetch_device_deps.sh) copied there.
 #
 # Stages (default: build programs holds bench transformers sanitizer; kernels on request):
-#   build        build lanec and the tests with the carried dependencies, run the unit tests
+#   build        build lanec with the carried dependencies (the unit tests are CI's)
 #   kernels      the kernel library's shape sweep against its CPU references
 #   transformers the CPU reference executor against Hugging Face transformers
 #   programs     plan, emit, build and run the generated programs; compare with the reference:
@@ -44,10 +44,17 @@ check() {  # check NAME COMMAND...: runs (functions too), records pass/fail in t
 
 stage_build() {
   stage build
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $LANEC_CMAKE_ARGS >/dev/null &&
-    cmake --build build -j "$JOBS" --target lanec 2>&1 | grep -E "error|warning" || true
-  [[ -x "$LANEC" ]] || { note "| build | FAIL | | lanec did not build |"; exit 1; }
-  note "| build | pass | | lanec built |"
+  local log="$WORK/log_build.txt"
+  # A failed build fails the stage even where an older build/lanec is left.
+  if cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $LANEC_CMAKE_ARGS >"$log" 2>&1 &&
+    cmake --build build -j "$JOBS" --target lanec >>"$log" 2>&1; then
+    grep -E "warning" "$log" | head -20
+    note "| build | pass | | lanec built |"
+  else
+    grep -E "error" "$log" | head -20
+    note "| build | FAIL | | $(tail -n 1 "$log" | tr '|' '/') |"
+    exit 1
+  fi
 }
 
 stage_kernels() {

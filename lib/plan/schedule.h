@@ -99,7 +99,7 @@ struct GemvLaunch {
   GgmlType format = GgmlType::F32;  // one format for all parts
   GemvNumerics numerics = GemvNumerics::f32;
   std::string x;               // f32 input (numerics f32)
-  std::string x_q8;            // int8 input (numerics int8)
+  std::string x_q8;            // int8 input (numerics int8 and int8x2)
   int64_t k = 0;
   bool swiglu = false;         // glu_pair: parts[0].y = silu(gate x) * (up x)
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4

@@ -281,19 +281,8 @@ class Sizer {
       for (const std::string& n : l.reads()) names.insert(n);
       for (const std::string& n : l.writes()) names.insert(n);
       if (const auto* a = std::get_if<AttentionLaunch>(&l.params); a && a->n_split > 1) {
-        Buffer acc;
-        acc.name = a->part_acc;
-        acc.role = BufferRole::workspace;
-        acc.shape = {a->n_head, a->n_split, a->head_dim};
-        acc.elements = a->n_head * a->n_split * a->head_dim;
-        acc.bytes = static_cast<uint64_t>(acc.elements) * 4;
-        Buffer ml = acc;
-        ml.name = a->part_ml;
-        ml.shape = {a->n_head, a->n_split, 2};
-        ml.elements = a->n_head * a->n_split * 2;
-        ml.bytes = static_cast<uint64_t>(ml.elements) * 4;
-        workspaces[acc.name] = acc;
-        workspaces[ml.name] = ml;
+        workspaces[a->part_acc] = workspace(a->part_acc, GgmlType::F32, {a->n_head, a->n_split, a->head_dim});
+        workspaces[a->part_ml] = workspace(a->part_ml, GgmlType::F32, {a->n_head, a->n_split, 2});
         workspaces[a->done] = workspace(a->done, GgmlType::I32, {a->n_head});
       }
       if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && am->n_blocks > 1) {
