@@ -111,24 +111,36 @@ exact_case() {  # exact_case NAME MODEL [PROGRAM]
       --program "$prog.prog.npy" --reference "$prog.ref.npy"
 }
 
-# Int8 numerics: 256 prompt tokens teacher-force every side. Gated against
-# `lanec ref --knobs` with the same knob file and held rules (the planned
-# numerics on the CPU): top-1 >= TOP1_MIN (0.99 by default) and the worst
-# row's error <= INT8_MAX_REL (docs/device.md says why; the 28-layer
-# Qwen3-0.6B case misses the 99 % today, docs/performance.md). Without a hold the cost of int8 is
-# reported too: top-1 and error against plain `lanec ref` (f32), not gated.
+# The teacher-forced runs: 256 prompt ids (seed 9) for a model, the
+# program's logits for them, and plain `lanec ref` (f32) on them, computed
+# once per model (the knob files, holds and numerics share it).
+top1_prompt() { random_ids 256 "$(vocab_of "$1")" 9; }
+program_logits() {  # program_logits PROGRAM MODEL PROMPT -> PROGRAM.prog.npy
+  "$1" "$2" --prompt-tokens "$3" -n 1 --ignore-eos --quiet --logits "$1.prog.npy" >/dev/null
+}
+f32_logits() {  # f32_logits MODEL PROMPT -> prints the cached .npy path
+  local out="$1.top1-f32.npy"
+  [[ -s $out && $out -nt $1 ]] || "$LANEC" ref "$1" --tokens "$2" -n 1 --logits "$out" -j "$JOBS" >/dev/null || return 1
+  echo "$out"
+}
+
+# Int8 numerics: gated against `lanec ref --knobs` with the same knob file and
+# held rules (the planned numerics on the CPU): top-1 >= TOP1_MIN (0.99 by
+# default) and the worst row's error <= INT8_MAX_REL (docs/device.md says why;
+# the 28-layer Qwen3-0.6B case misses the 99 % today, docs/performance.md).
+# Without a hold the cost of int8 is reported too: top-1 and error against
+# plain `lanec ref` (f32), not gated.
 INT8_MAX_REL=5e-2
 top1_case() {  # top1_case NAME MODEL KNOBS [HOLD [PROGRAM]]
-  local model="$2" knobs="$3" hold="${4:-}" prog="${5:-$WORK/prog/$1}" prompt
+  local model="$2" knobs="$3" hold="${4:-}" prog="${5:-$WORK/prog/$1}" prompt f32
   local f32_ref=()
-  prompt="$(random_ids 256 "$(vocab_of "$model")" 9)"
-  "$prog" "$model" --prompt-tokens "$prompt" -n 1 --ignore-eos --quiet \
-    --logits "$prog.prog.npy" >/dev/null || return 1
+  prompt="$(top1_prompt "$model")"
+  program_logits "$prog" "$model" "$prompt" || return 1
   "$LANEC" ref "$model" --knobs "$knobs" ${hold:+--hold "$hold"} --tokens "$prompt" -n 1 \
     --logits "$prog.planned.npy" -j "$JOBS" >/dev/null || return 1
   if [[ -z $hold ]]; then
-    "$LANEC" ref "$model" --tokens "$prompt" -n 1 --logits "$prog.ref.npy" -j "$JOBS" >/dev/null || return 1
-    f32_ref=(--f32-reference "$prog.ref.npy")
+    f32="$(f32_logits "$model" "$prompt")" || return 1
+    f32_ref=(--f32-reference "$f32")
   fi
   python3 scripts/compare_logits.py --mode top1 --min-top1 "${TOP1_MIN:-0.99}" --max-rel "$INT8_MAX_REL" \
     --program "$prog.prog.npy" --reference "$prog.planned.npy" "${f32_ref[@]}"
@@ -140,13 +152,12 @@ top1_case() {  # top1_case NAME MODEL KNOBS [HOLD [PROGRAM]]
 # gives ~1e-4 on qwen3-tiny, docs/planner.md).
 TWO_PASS_MAX_REL=5e-3
 top1_f32_case() {  # top1_f32_case NAME MODEL
-  local model="$2" prog="$WORK/prog/$1" prompt
-  prompt="$(random_ids 256 "$(vocab_of "$model")" 9)"
-  "$prog" "$model" --prompt-tokens "$prompt" -n 1 --ignore-eos --quiet \
-    --logits "$prog.prog.npy" >/dev/null || return 1
-  "$LANEC" ref "$model" --tokens "$prompt" -n 1 --logits "$prog.ref.npy" -j "$JOBS" >/dev/null || return 1
+  local model="$2" prog="$WORK/prog/$1" prompt f32
+  prompt="$(top1_prompt "$model")"
+  program_logits "$prog" "$model" "$prompt" || return 1
+  f32="$(f32_logits "$model" "$prompt")" || return 1
   python3 scripts/compare_logits.py --mode top1 --min-top1 0.99 --max-rel "$TWO_PASS_MAX_REL" \
-    --program "$prog.prog.npy" --reference "$prog.ref.npy"
+    --program "$prog.prog.npy" --reference "$f32"
 }
 
 # One held rule on one tiny preset: f16 weights under dequant numerics exact
@@ -167,7 +178,7 @@ fired_rules() {  # fired_rules MODEL KNOBS
   "$LANEC" plan "$1" --knobs "$2" --max-ctx 1024 --json |
     python3 -c "import json,sys; print('\n'.join(r['rule'] for r in json.load(sys.stdin)['rules'] if r['fired'] > 0))"
 }
-export -f random_ids vocab_of exact_case top1_case top1_f32_case hold_case
+export -f random_ids vocab_of top1_prompt program_logits f32_logits exact_case top1_case top1_f32_case hold_case
 export LANEC WORK JOBS INT8_MAX_REL TWO_PASS_MAX_REL
 
 TINY_PRESETS=(llama-tiny qwen2-tiny qwen3-tiny)
