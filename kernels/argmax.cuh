@@ -82,7 +82,6 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
   pdl_wait();  // before any global memory access (see common.cuh)
   __shared__ float sm_v[kWarpSize];
   __shared__ int sm_i[kWarpSize];
-  __shared__ bool sm_last;
   const int per_block = (p.n_vocab + p.n_blocks - 1) / p.n_blocks;
   const int slice = (per_block + 3) / 4 * 4;
   const int begin = min(p.n_vocab, static_cast<int>(blockIdx.x) * slice);
@@ -111,17 +110,12 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
     if (threadIdx.x == 0) argmax_advance(p, best_i);
     return;
   }
-  // Publish this block's winner; the fence orders it before the counter
-  // increment, so the block that sees the count reach n_blocks sees it too.
+  // Publish this block's winner; the last block to arrive merges them all.
   if (threadIdx.x == 0) {
     p.block_value[blockIdx.x] = best;
     p.block_index[blockIdx.x] = best_i;
-    __threadfence();
-    sm_last = atomicAdd(p.done, 1) == p.n_blocks - 1;
   }
-  __syncthreads();
-  if (!sm_last) return;
-  __threadfence();  // acquire side: the other blocks' winners are visible below
+  if (!arrived_last(p.done, p.n_blocks)) return;
   best = -INFINITY;
   best_i = p.n_vocab;
   // __ldcg reads L2, never a stale line of this SM's L1.

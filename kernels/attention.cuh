@@ -122,7 +122,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   __shared__ float sm_acc[kAttnWarps][kElems];
   __shared__ float sm_w[Group][kAttnMaxSplits];  // last block: split weights, then their sums
   __shared__ float sm_l[Group][kAttnMaxSplits];
-  __shared__ bool sm_last;
 
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -233,14 +232,8 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   }
   if (eff == 1) return;
 
-  // Every writer fences its own partials before the barrier, so they are
-  // visible device-wide before thread 0 counts this split as finished.
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) sm_last = atomicAdd(p.done + h0, 1) == eff - 1;
-  __syncthreads();
-  if (!sm_last) return;
-  __threadfence();  // acquire side: the other splits' partials are visible below
+  // The last split of the group to finish merges them all.
+  if (!arrived_last(p.done + h0, eff)) return;
 
   // The last split merges: weights exp(m_s - M) per head and split (splits
   // are never empty here: eff <= len), then the weighted partial sums.

@@ -137,6 +137,23 @@ cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t 
   return cudaGetLastError();
 }
 
+// ---- last-block handoff -------------------------------------------------------
+// For kernels whose blocks each finish a part and one block combines them
+// (argmax's block winners, attention's splits). Every thread of the block
+// calls it after its own stores of the part. Returns, to every thread,
+// whether this block arrived last of `expected` on `counter`; that block then
+// sees the other blocks' stores (read them with __ldcg, never a stale L1 line)
+// and sets the counter back to 0 once done, for the next launch.
+__device__ __forceinline__ bool arrived_last(int* counter, int expected) {
+  __shared__ bool last;
+  __threadfence();  // this thread's stores, device-wide, before the count
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) last = atomicAdd(counter, 1) == expected - 1;
+  __syncthreads();
+  if (last) __threadfence();  // acquire side: the other blocks' stores are visible below
+  return last;
+}
+
 // ---- reductions -------------------------------------------------------------
 
 __device__ __forceinline__ float warp_sum(float v) {
