@@ -282,7 +282,6 @@ class Linker {
 
   void link_rope(const FusedNode& n) {
     RopeLaunch p;
-    const Op* shape_op = nullptr;
     std::map<TensorId, size_t> part_of_rotated;  // rope output -> its part
     for (size_t i : n.ops) {
       const Op& op = f_.op(i);
@@ -307,7 +306,6 @@ class Linker {
         continue;
       }
       if (op.kind != OpKind::rope) no_kernel(g_, i, "unexpected op in a rope node");
-      shape_op = &op;
       if (op.inputs.size() == 3)
         no_kernel(g_, i, "the rope kernel has no per-frequency factors (" + name(op.inputs[2]) + ")");
       for (const char* key : {"freq_scale", "attn_factor"})
@@ -342,7 +340,6 @@ class Linker {
       p.theta_base = op.get_float("freq_base");
     }
     LANEC_ASSERT(!p.parts.empty(), "rope node without parts");
-    (void)shape_op;
     link_rope_cache_writes(n, part_of_rotated, p);
     emit(n, LaunchKind::rope, p.parts.front().x, p);
   }
