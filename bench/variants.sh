@@ -7,6 +7,8 @@
 #   bash bench/variants.sh [PRESET ...]        (default qwen3-0.6b)
 # Env: VARIANTS (space-separated NAME=FLAGS, flags comma-separated), e.g.
 #   VARIANTS="plain=-DLANEC_PDL=0 all-on=" bash bench/variants.sh qwen3-8b
+# A flag hold:RULE plans with --hold RULE and act:MODE with `activations: MODE`
+# instead of being passed to nvcc (same weights, a different plan).
 # Prints a markdown table and writes variants.md to $OUT (or the work folder).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" variants
@@ -17,9 +19,17 @@ presets=("$@")
 # Each variant is its own plan-and-build; nvcc itself appends
 # $NVCC_APPEND_FLAGS to the command lanec runs.
 build_variant() {  # build_variant PRESET NAME FLAGS
-  local bin="$WORK/$1__$2"
-  NVCC_APPEND_FLAGS="${3//,/ }" "$LANEC" plan "$WORK/$1.gguf" --knobs "$KNOBS" --max-ctx 512 -o "$bin.cu" \
-    --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
+  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() knobs="$KNOBS" f
+  for f in ${3//,/ }; do
+    case "$f" in
+      hold:*) plan_args+=(--hold "${f#hold:}") ;;
+      act:*) knobs="$WORK/knobs_$2.yaml"
+        sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
+      *) nvcc_flags+=("$f") ;;
+    esac
+  done
+  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx 512 \
+    "${plan_args[@]}" -o "$bin.cu" --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
 }
 
 for p in "${presets[@]}"; do
