@@ -50,6 +50,10 @@ constexpr int kGemvMaxWarps = 16;
 #ifndef LANEC_GEMV_PROLOGUE_BLOCKS_PER_SM
 #define LANEC_GEMV_PROLOGUE_BLOCKS_PER_SM 4
 #endif
+// Whether the first weight chunk of each row is loaded before pdl_wait().
+#ifndef LANEC_GEMV_PRELOAD
+#define LANEC_GEMV_PRELOAD 1
+#endif
 constexpr int kGemvPrologueWarps = LANEC_GEMV_PROLOGUE_WARPS;
 constexpr int kGemvPrologueBlocksPerSm = LANEC_GEMV_PROLOGUE_BLOCKS_PER_SM;
 static_assert(kGemvPrologueWarps >= 1 && kGemvPrologueWarps <= kGemvMaxWarps, "prologue warps out of range");
@@ -236,11 +240,24 @@ __device__ XSource form_input(const GemvParams& p, unsigned char* smem, float* s
   return src;
 }
 
-// Partial dot product of chunk c of one weight row with the activation chunk.
+// One 16-byte chunk of a weight row and (q8_0_split) its block scale.
+struct WChunk {
+  int4 raw;
+  uint16_t scale;
+};
+
+template <WeightFormat F>
+__device__ __forceinline__ WChunk load_w(const uint8_t* w, const uint16_t* w_scales, int c) {
+  WChunk chunk;
+  chunk.raw = __ldg(reinterpret_cast<const int4*>(w) + c);  // the 16-byte weight load
+  chunk.scale = F == WeightFormat::q8_0_split ? __ldg(w_scales + c / 2) : 0;
+  return chunk;
+}
+
+// Partial dot product of one weight chunk with the activation chunk.
 template <WeightFormat F, Activation A>
-__device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_scales, int c,
-                                           const XChunk<F, A>& x) {
-  const int4 raw = __ldg(reinterpret_cast<const int4*>(w) + c);  // the 16-byte weight load
+__device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& x) {
+  const int4 raw = w.raw;
   if constexpr (F == WeightFormat::f32) {
     return dot4(make_float4(__int_as_float(raw.x), __int_as_float(raw.y), __int_as_float(raw.z),
                             __int_as_float(raw.w)),
@@ -254,15 +271,15 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
     return dot4(make_float4(f[0].x, f[0].y, f[1].x, f[1].y), x.v[0]) +
            dot4(make_float4(f[2].x, f[2].y, f[3].x, f[3].y), x.v[1]);
   } else if constexpr (A == Activation::f32) {  // q8_0_split, dequant numerics
-    const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
+    const float d = f16_bits_to_f32(w.scale);
     const float s = dot_i8x4_f32(raw.x, x.v[0]) + dot_i8x4_f32(raw.y, x.v[1]) + dot_i8x4_f32(raw.z, x.v[2]) +
                     dot_i8x4_f32(raw.w, x.v[3]);
     return d * s;
   } else if constexpr (A == Activation::int8) {  // q8_0_split x int8 activations
-    const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
+    const float d = f16_bits_to_f32(w.scale);
     return d * x.d * static_cast<float>(dp4a16(raw, x.q));
   } else {  // q8_0_split x two-word int8 activations: high and low words, exact sums
-    const float d = f16_bits_to_f32(__ldg(w_scales + c / 2));
+    const float d = f16_bits_to_f32(w.scale);
     return d * x.d * (static_cast<float>(dp4a16(raw, x.q)) + static_cast<float>(dp4a16(raw, x.lo)) / 254.0f);
   }
 }
@@ -280,21 +297,28 @@ __device__ __forceinline__ float dot_chunk(const uint8_t* w, const uint16_t* w_s
 // groups); a capped grid (prologue) loops b over the row blocks.
 namespace gemv_detail {
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Shared>
-__device__ __forceinline__ void gemv_row_block(const GemvParams& p, const XSource& src, int row_block,
-                                               float (*partial)[Swiglu ? 2 * RowsPerWarp : RowsPerWarp]) {
-  constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
-  const int lane = threadIdx.x;
-  const int ty = threadIdx.y;
-  const int slice = ty % p.split_k;
-  const int groups = blockDim.y / p.split_k;
-  const int first_row = (row_block * groups + ty / p.split_k) * RowsPerWarp;
-
-  // Resolve this warp's rows to (part, local row). Swiglu: rows of part 0 and 1.
+// One warp's rows of one row block, resolved to (part, local row) and
+// pointers, with the first weight chunk of each row already loaded: the
+// weights are constants, so this may run before pdl_wait() and overlap the
+// previous launch, and the loads are in flight while the input is formed.
+template <WeightFormat F, int RowsPerWarp, bool Swiglu>
+struct WarpRows {
+  static constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
   const uint8_t* row_ptr[kRows];
   const uint16_t* scale_ptr[kRows];
   int part_of[kRows];
   int local_row[kRows];
+  WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
+};
+
+template <WeightFormat F, int RowsPerWarp, bool Swiglu>
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, int row_block, WarpRows<F, RowsPerWarp, Swiglu>& w) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
+  const int slice = threadIdx.y % p.split_k;
+  const int groups = blockDim.y / p.split_k;
+  const int first_row = (row_block * groups + threadIdx.y / p.split_k) * RowsPerWarp;
+  const int c0 = slice * kWarpSize + threadIdx.x;
+  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -312,32 +336,55 @@ __device__ __forceinline__ void gemv_row_block(const GemvParams& p, const XSourc
         row -= p.parts[q].rows;
       }
     }
-    part_of[r] = part;
-    local_row[r] = local;
-    row_ptr[r] = nullptr;
-    scale_ptr[r] = nullptr;
+    w.part_of[r] = part;
+    w.local_row[r] = local;
+    w.row_ptr[r] = nullptr;
+    w.scale_ptr[r] = nullptr;
     if (part >= 0) {
       const GemvPart& pt = p.parts[part];
       const uint8_t* base = static_cast<const uint8_t*>(pt.w);
       if constexpr (F == WeightFormat::q8_0_split) {
-        row_ptr[r] = base + static_cast<size_t>(local) * p.k;
-        scale_ptr[r] = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * p.k) +
-                       static_cast<size_t>(local) * (p.k / kQ8Block);
+        w.row_ptr[r] = base + static_cast<size_t>(local) * p.k;
+        w.scale_ptr[r] = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * p.k) +
+                         static_cast<size_t>(local) * (p.k / kQ8Block);
       } else {
-        row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
+        w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
       }
+      if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
     }
   }
+}
+
+// The rows' dot products over the input, the slice reduction and the
+// epilogue. All threads of the block call it (barriers inside).
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Shared>
+__device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& src,
+                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
+                                            float (*partial)[Swiglu ? 2 * RowsPerWarp : RowsPerWarp]) {
+  constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
+  const int lane = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int slice = ty % p.split_k;
+  const int* part_of = w.part_of;
+  const int* local_row = w.local_row;
 
   float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   const int n_chunks = p.k / gemv_chunk_elems<F>();
-  for (int c = slice * kWarpSize + lane; c < n_chunks; c += kWarpSize * p.split_k) {
+  const int c0 = slice * kWarpSize + lane;
+  if (c0 < n_chunks) {
+    const auto x = load_x<F, A, Shared>(src, c0);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
+    }
+  }
+  for (int c = c0 + kWarpSize * p.split_k; c < n_chunks; c += kWarpSize * p.split_k) {
     const auto x = load_x<F, A, Shared>(src, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(row_ptr[r], scale_ptr[r], c, x);
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
     }
   }
 #pragma unroll
@@ -391,7 +438,6 @@ __device__ __forceinline__ void gemv_row_block(const GemvParams& p, const XSourc
 
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Prologue = false>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
-  pdl_wait();  // before any global memory access (see common.cuh)
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
                 "GEMV streams 16-byte chunks of rows: GGUF Q8_0 must be repacked to q8_0_split "
@@ -401,16 +447,28 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
   __shared__ float partial[kGemvMaxWarps][Swiglu ? 2 * RowsPerWarp : RowsPerWarp];
+  gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
+#if LANEC_GEMV_PRELOAD
+  // Weights only (constants): the first chunk of each row loads before the wait.
+  gemv_detail::resolve_rows(p, blockIdx.x, rows);
+  pdl_wait();  // before any access to what earlier launches write (see common.cuh)
+#else
+  pdl_wait();
+  gemv_detail::resolve_rows(p, blockIdx.x, rows);
+#endif
   if constexpr (Prologue) {
     extern __shared__ __align__(16) unsigned char formed[];
     __shared__ float scratch[kWarpSize];
     const gemv_detail::XSource src = gemv_detail::form_input<A>(p, formed, scratch);
     const int row_blocks = gemv_row_blocks(p, RowsPerWarp, Swiglu, blockDim.y / p.split_k);
-    for (int b = blockIdx.x; b < row_blocks; b += gridDim.x)
-      gemv_detail::gemv_row_block<F, A, RowsPerWarp, Swiglu, true>(p, src, b, partial);
+    gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, true>(p, src, rows, partial);
+    for (int b = blockIdx.x + gridDim.x; b < row_blocks; b += gridDim.x) {
+      gemv_detail::resolve_rows(p, b, rows);
+      gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, true>(p, src, rows, partial);
+    }
   } else {
     const gemv_detail::XSource src{p.x, p.x_qs, p.x_d, p.x_lo};
-    gemv_detail::gemv_row_block<F, A, RowsPerWarp, Swiglu, false>(p, src, blockIdx.x, partial);
+    gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, false>(p, src, rows, partial);
   }
 }
 
