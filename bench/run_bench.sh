@@ -11,6 +11,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" bench
 REPEATS="${BENCH_REPEATS:-3}"
+# BENCH_HOLD: rules to hold back (lanec plan --hold), e.g. to time a plan without one.
 DEPTH="${BENCH_DEPTH:-4096}"  # 0: tg128 at an empty context only (plans keep 4352 rows)
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b qwen3-1.7b qwen3-8b)
@@ -21,7 +22,7 @@ nvcc -std=c++17 -O2 -arch=sm_90 -o "$WORK/copy_bandwidth" bench/copy_bandwidth.c
 for p in "${presets[@]}"; do
   "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf \
     -o "$WORK/$p.gguf" 2>/dev/null || { echo "synth $p failed"; exit 1; }
-  ( "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx 4352 \
+  ( "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx 4352 ${BENCH_HOLD:+--hold "$BENCH_HOLD"} \
       -o "$WORK/$p.cu" --build >"$WORK/$p.build.log" 2>&1 || echo "build $p failed" ) &
 done
 wait
