@@ -538,18 +538,7 @@ class ProgramEmitter {
     }
     o << "    p.n_parts = " << g.parts.size() << ";\n";
     o << "    p.k = " << g.k << ";\n";
-    if (g.prologue) {
-      o << "    p.x = " << f32_ptr(g.x) << ";\n";
-      if (!g.x_residual.empty()) {
-        o << "    p.x_residual = " << f32_ptr(g.x_residual) << ";\n";
-        o << "    p.h_out = " << f32_ptr(g.h_out) << ";\n";
-      }
-      if (!g.norm_weight.empty()) {
-        o << "    p.norm_w = " << f32_ptr(g.norm_weight) << ";\n";
-        o << "    p.eps = " << float_literal(g.eps) << ";\n";
-      }
-      o << "    p.grid_sms = " << g.grid_sms << ";\n";
-    } else if (int8) {
+    if (int8) {
       o << "    p.x_qs = " << qs(g.x_q8) << ";\n";
       o << "    p.x_d = " << qd(g.x_q8) << ";\n";
       if (two_words) o << "    p.x_lo = " << ptr(g.x_q8) << ".lo;\n";
@@ -558,8 +547,7 @@ class ProgramEmitter {
     }
     o << "    p.split_k = " << g.split_k << ";\n";
     launch_call("launch_gemv<" + weight_format(g.format) + ", " + (two_words ? "Activation::int8x2" : int8 ? "Activation::int8" : "Activation::f32") +
-                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") +
-                (g.prologue ? ", true" : "") + ">");
+                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }
 
   void emit(const Launch& l, const RopeLaunch& r) {

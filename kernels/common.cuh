@@ -168,15 +168,13 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
-// Sum over a block of whole warps (blockDim.x * blockDim.y a multiple of 32,
-// at most 1024; threads numbered x fastest); every thread gets the total.
-// `scratch` is 32 floats of shared memory; the call starts and ends with a
-// barrier so it may be used twice in a row.
+// Sum over a 1-D block (blockDim.x a multiple of 32, at most 1024); every
+// thread gets the total. `scratch` is 32 floats of shared memory; the call
+// starts and ends with a barrier so it may be used twice in a row.
 __device__ __forceinline__ float block_sum(float v, float* scratch) {
-  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int lane = tid % kWarpSize;
-  const int warp = tid / kWarpSize;
-  const int n_warps = static_cast<int>(blockDim.x * blockDim.y) / kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int n_warps = blockDim.x / kWarpSize;
   v = warp_sum(v);
   __syncthreads();
   if (lane == 0) scratch[warp] = v;

@@ -18,22 +18,11 @@
 //   bias:    per part, y += bias (before the SwiGLU when Swiglu).
 //   residual: per part, y = W x (+ bias) + residual (after the SwiGLU).
 // A null bias / residual pointer means "no such epilogue".
-//
-// Prologue (template flag, rule gemv_prologue): the launch forms its own input
-// from the f32 vector x instead of reading a finished one: h = x (+ x_residual,
-// written once to h_out), then y = h * rsqrt(mean(h^2) + eps) * norm_w when
-// norm_w is set, then (int8 numerics) the int8 form of y. Every block does it
-// into shared memory, which replaces an rms_norm and/or quantize launch by a
-// few L2 reads a block; the grid is capped (grid_sms x
-// kGemvPrologueBlocksPerSm) and blocks loop over row groups, so the work is
-// repeated a bounded number of times.
 #pragma once
 
-#include <algorithm>
 #include <cstring>
 
 #include "common.cuh"
-#include "quantize.cuh"
 
 namespace lanec::kernels {
 
@@ -42,21 +31,10 @@ enum class Activation { f32, int8, int8x2 };
 constexpr int kGemvMaxParts = 4;
 constexpr int kGemvMaxWarps = 16;
 
-// Prologue launches: warps a block (more rows share one formed input) and the
-// grid cap in blocks an SM. Tunable at build time for measurements.
-#ifndef LANEC_GEMV_PROLOGUE_WARPS
-#define LANEC_GEMV_PROLOGUE_WARPS 16
-#endif
-#ifndef LANEC_GEMV_PROLOGUE_BLOCKS_PER_SM
-#define LANEC_GEMV_PROLOGUE_BLOCKS_PER_SM 4
-#endif
 // Whether the first weight chunk of each row is loaded before pdl_wait().
 #ifndef LANEC_GEMV_PRELOAD
 #define LANEC_GEMV_PRELOAD 1
 #endif
-constexpr int kGemvPrologueWarps = LANEC_GEMV_PROLOGUE_WARPS;
-constexpr int kGemvPrologueBlocksPerSm = LANEC_GEMV_PROLOGUE_BLOCKS_PER_SM;
-static_assert(kGemvPrologueWarps >= 1 && kGemvPrologueWarps <= kGemvMaxWarps, "prologue warps out of range");
 
 struct GemvPart {
   const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
@@ -75,22 +53,7 @@ struct GemvParams {
   const float* x_d;       // [k/32] int8 input block scales
   const int8_t* x_lo;     // [k] low words (Activation::int8x2); 16-byte aligned
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
-  // Prologue only: the input is formed from x (f32 [k], 16-byte aligned) in every block.
-  const float* x_residual;  // [k] h = x + x_residual, or nullptr (h = x)
-  float* h_out;             // [k] h, written once (block 0); with x_residual
-  const float* norm_w;      // [k] RMS norm weight, or nullptr (no norm)
-  float eps;
-  int grid_sms;             // SMs to size the capped grid by (kGemvPrologueBlocksPerSm blocks each)
 };
-
-// Bytes of dynamic shared memory a prologue launch needs for k inputs: the
-// f32 vector, then (int8 numerics) its int8 words, low words and scales.
-template <Activation A>
-__host__ __device__ constexpr size_t gemv_prologue_smem_bytes(int k) {
-  const size_t n = static_cast<size_t>(k);
-  if (A == Activation::f32) return 4 * n;
-  return 4 * n + n * (A == Activation::int8x2 ? 2 : 1) + n / kQ8Block * 4;
-}
 
 // Row blocks of a launch: all rows (gate rows for a SwiGLU pair) in blocks of
 // `groups` row groups of RowsPerWarp rows.
@@ -159,85 +122,20 @@ struct XChunk<WeightFormat::q8_0_split, Activation::int8x2> {
   float d;
 };
 
-// Where the activation chunks come from: global memory (read-only path) or
-// the shared memory a prologue filled.
-struct XSource {
-  const float* x;
-  const int8_t* qs;
-  const float* d;
-  const int8_t* lo;
-};
-
-template <bool Shared, typename T>
-__device__ __forceinline__ T load_input(const T* p) {
-  if constexpr (Shared) return *p;
-  else return __ldg(p);
-}
-
-template <WeightFormat F, Activation A, bool Shared>
-__device__ __forceinline__ XChunk<F, A> load_x(const XSource& s, int c) {
+template <WeightFormat F, Activation A>
+__device__ __forceinline__ XChunk<F, A> load_x(const GemvParams& p, int c) {
   XChunk<F, A> x;
   if constexpr (A != Activation::f32) {
-    x.q = load_input<Shared>(reinterpret_cast<const int4*>(s.qs) + c);
-    x.d = load_input<Shared>(s.d + c / 2);  // two 16-element chunks per 32-element block
-    if constexpr (A == Activation::int8x2) x.lo = load_input<Shared>(reinterpret_cast<const int4*>(s.lo) + c);
+    x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
+    x.d = __ldg(p.x_d + c / 2);  // two 16-element chunks per 32-element block
+    if constexpr (A == Activation::int8x2) x.lo = __ldg(reinterpret_cast<const int4*>(p.x_lo) + c);
   } else {
     constexpr int n = gemv_chunk_elems<F>() / 4;
-    const float4* src = reinterpret_cast<const float4*>(s.x) + c * n;
+    const float4* src = reinterpret_cast<const float4*>(p.x) + c * n;
 #pragma unroll
-    for (int j = 0; j < n; ++j) x.v[j] = load_input<Shared>(src + j);
+    for (int j = 0; j < n; ++j) x.v[j] = __ldg(src + j);
   }
   return x;
-}
-
-// The prologue: forms the launch's input in shared memory `smem` (layout of
-// gemv_prologue_smem_bytes) and returns where it lies. All threads of the
-// block take part; ends with a barrier.
-template <Activation A>
-__device__ XSource form_input(const GemvParams& p, unsigned char* smem, float* scratch) {
-  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int n_threads = static_cast<int>(blockDim.x * blockDim.y);
-  const int k = p.k;
-  float* h = reinterpret_cast<float*>(smem);
-  // Pass 1: h = x (+ residual), staged in shared memory, and its sum of squares.
-  float sumsq = 0.0f;
-  const float4* x4 = reinterpret_cast<const float4*>(p.x);
-  const float4* r4 = reinterpret_cast<const float4*>(p.x_residual);
-  for (int i = tid; i < k / 4; i += n_threads) {
-    float4 v = x4[i];
-    if (p.x_residual != nullptr) {
-      const float4 r = r4[i];
-      v.x += r.x;
-      v.y += r.y;
-      v.z += r.z;
-      v.w += r.w;
-      if (blockIdx.x == 0) reinterpret_cast<float4*>(p.h_out)[i] = v;
-    }
-    reinterpret_cast<float4*>(h)[i] = v;
-    sumsq += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
-  }
-  float inv = 1.0f;
-  if (p.norm_w != nullptr) inv = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(k) + p.eps);
-  __syncthreads();
-  // Pass 2: y = h * inv * w (the rms_norm kernel's expression), then the int8 form.
-  XSource src{h, nullptr, nullptr, nullptr};
-  if constexpr (A == Activation::f32) {
-    if (p.norm_w != nullptr)
-      for (int i = tid; i < k; i += n_threads) h[i] = h[i] * inv * __ldg(p.norm_w + i);
-  } else {
-    int8_t* qs = reinterpret_cast<int8_t*>(smem + 4 * static_cast<size_t>(k));
-    int8_t* lo = A == Activation::int8x2 ? qs + k : nullptr;
-    float* d = reinterpret_cast<float*>(qs + k * (A == Activation::int8x2 ? 2 : 1));
-    const int lane = tid % kWarpSize;
-    for (int b = tid / kWarpSize; b < k / kQ8Block; b += n_threads / kWarpSize) {
-      const int i = b * kQ8Block + lane;
-      const float y = p.norm_w != nullptr ? h[i] * inv * __ldg(p.norm_w + i) : h[i];
-      quantize_block_warp(y, qs + b * kQ8Block, d + b, lane, lo != nullptr ? lo + b * kQ8Block : nullptr);
-    }
-    src = XSource{nullptr, qs, d, lo};
-  }
-  __syncthreads();
-  return src;
 }
 
 // One 16-byte chunk of a weight row and (q8_0_split) its block scale.
@@ -294,13 +192,13 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
 // chunk is loaded once per c and reused across the rows. Lane partial sums
 // are reduced with shuffles, slices through shared memory, and slice 0 of
 // each group applies the epilogue. Block b computes row block b (groups row
-// groups); a capped grid (prologue) loops b over the row blocks.
+// groups).
 namespace gemv_detail {
 
 // One warp's rows of one row block, resolved to (part, local row) and
 // pointers, with the first weight chunk of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
-// previous launch, and the loads are in flight while the input is formed.
+// previous launch.
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
 struct WarpRows {
   static constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
@@ -357,8 +255,8 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, int row_block,
 
 // The rows' dot products over the input, the slice reduction and the
 // epilogue. All threads of the block call it (barriers inside).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Shared>
-__device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& src,
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+__device__ __forceinline__ void finish_rows(const GemvParams& p,
                                             const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                             float (*partial)[Swiglu ? 2 * RowsPerWarp : RowsPerWarp]) {
   constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
@@ -374,14 +272,14 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& 
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
   if (c0 < n_chunks) {
-    const auto x = load_x<F, A, Shared>(src, c0);
+    const auto x = load_x<F, A>(p, c0);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
   for (int c = c0 + kWarpSize * p.split_k; c < n_chunks; c += kWarpSize * p.split_k) {
-    const auto x = load_x<F, A, Shared>(src, c);
+    const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
@@ -391,7 +289,6 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& 
   for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
 
   if (p.split_k > 1) {
-    if constexpr (Shared) __syncthreads();  // the previous row block's slice sums are read
     if (lane == 0) {
 #pragma unroll
       for (int r = 0; r < kRows; ++r) partial[ty][r] = acc[r];
@@ -436,7 +333,7 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& 
 
 }  // namespace gemv_detail
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Prologue = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
@@ -456,69 +353,29 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, blockIdx.x, rows);
 #endif
-  if constexpr (Prologue) {
-    extern __shared__ __align__(16) unsigned char formed[];
-    __shared__ float scratch[kWarpSize];
-    const gemv_detail::XSource src = gemv_detail::form_input<A>(p, formed, scratch);
-    const int row_blocks = gemv_row_blocks(p, RowsPerWarp, Swiglu, blockDim.y / p.split_k);
-    gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, true>(p, src, rows, partial);
-    for (int b = blockIdx.x + gridDim.x; b < row_blocks; b += gridDim.x) {
-      gemv_detail::resolve_rows(p, b, rows);
-      gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, true>(p, src, rows, partial);
-    }
-  } else {
-    const gemv_detail::XSource src{p.x, p.x_qs, p.x_d, p.x_lo};
-    gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, false>(p, src, rows, partial);
-  }
+  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
 }
 
-// Row groups per block for a split: keeps blocks at 4..16 warps (prologue
-// launches: kGemvPrologueWarps, so more rows share one formed input).
-inline int gemv_groups_per_block(int split_k, bool prologue = false) {
-  const int warps = prologue ? kGemvPrologueWarps : 4;
-  return split_k >= warps ? 1 : warps / split_k;
-}
+// Row groups per block for a split: keeps blocks at 4..16 warps.
+inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Prologue = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
   if (p.split_k < 1 || p.split_k > kGemvMaxWarps) return invalid_launch();
   if (p.n_parts < 1 || p.n_parts > kGemvMaxParts) return invalid_launch();
   if (Swiglu && (p.n_parts != 2 || p.parts[0].rows != p.parts[1].rows)) return invalid_launch();
-  if (Prologue) {
-    if (!aligned16(p.x) || p.k % kQ8Block != 0 || p.grid_sms < 1) return invalid_launch();
-    if (p.x_residual != nullptr && (!aligned16(p.x_residual) || !aligned16(p.h_out))) return invalid_launch();
-    if (A == Activation::f32 && p.norm_w == nullptr) return invalid_launch();  // nothing to form
-  } else {
-    if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
-    if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
-  }
+  if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
+  if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
   for (int q = 0; q < p.n_parts; ++q) {
     if (p.parts[q].rows <= 0 || !aligned16(p.parts[q].w)) return invalid_launch();
     if (p.parts[q].y == nullptr && !(Swiglu && q == 1)) return invalid_launch();
   }
-  const int groups = gemv_groups_per_block(p.split_k, Prologue);
+  const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
-  const int row_blocks = gemv_row_blocks(p, RowsPerWarp, Swiglu, groups);
-  if constexpr (Prologue) {
-    const auto kernel = gemv_kernel<F, A, RowsPerWarp, Swiglu, true>;
-    const size_t smem = gemv_prologue_smem_bytes<A>(p.k);
-    // Above the 48 KiB a block gets without opting in, raise the kernel's
-    // limit (a per-kernel attribute; only ever raised, once per size).
-    static size_t opted_in = 48 * 1024;
-    if (smem > opted_in) {
-      const cudaError_t err =
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      if (err != cudaSuccess) return err;
-      opted_in = smem;
-    }
-    const int grid = std::min(row_blocks, p.grid_sms * kGemvPrologueBlocksPerSm);
-    return launch_kernel(kernel, static_cast<unsigned>(grid), block, smem, stream, p);
-  } else {
-    return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, false>, static_cast<unsigned>(row_blocks), block, 0,
-                         stream, p);
-  }
+  const int grid = gemv_row_blocks(p, RowsPerWarp, Swiglu, groups);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

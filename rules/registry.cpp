@@ -31,7 +31,6 @@
 #include "rules/rope_parts.h"
 #include "rules/gemv_parts.h"
 #include "rules/sequences.h"
-#include "rules/gemv_prologue.h"
 
 namespace lanec {
 namespace {
@@ -65,8 +64,6 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_sequences_rule());
-  // lanec's own rules, after the seed's 27.
-  rules.push_back(make_gemv_prologue_rule());
   return rules;
 }
 

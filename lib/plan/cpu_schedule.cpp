@@ -187,27 +187,19 @@ void CpuScheduleExecutor::run(const EmbedLaunch& l) {
     out[i] = w ? static_cast<float>(row[i] * inv * w[i]) : row[i];
 }
 
-std::vector<float> CpuScheduleExecutor::formed_input(const std::string& x, const std::string& residual,
-                                                     const std::string& h_out, const std::string& norm_weight,
-                                                     double eps, int64_t n) {
-  std::vector<float> h(f32_in(x, n), f32_in(x, n) + n);
-  if (!residual.empty()) {
-    const float* r = f32_in(residual, n);
-    for (int64_t i = 0; i < n; ++i) h[static_cast<size_t>(i)] += r[i];
-    std::copy(h.begin(), h.end(), f32(h_out, n));
+void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
+  std::vector<float> h(f32_in(l.x, l.n), f32_in(l.x, l.n) + l.n);
+  if (!l.residual.empty()) {
+    const float* r = f32_in(l.residual, l.n);
+    for (int64_t i = 0; i < l.n; ++i) h[static_cast<size_t>(i)] += r[i];
+    std::copy(h.begin(), h.end(), f32(l.h_out, l.n));
   }
-  if (norm_weight.empty()) return h;
   double sumsq = 0.0;
   for (float v : h) sumsq += static_cast<double>(v) * v;
-  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(n) + eps);
-  const float* w = f32_in(norm_weight, n);
+  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(l.n) + l.eps);
+  const float* w = f32_in(l.weight, l.n);
   std::vector<float> y(h.size());
   for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
-  return y;
-}
-
-void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
-  const std::vector<float> y = formed_input(l.x, l.residual, l.h_out, l.weight, l.eps, l.n);
   if (!l.out.empty()) std::copy(y.begin(), y.end(), f32(l.out, l.n));
   if (!l.out_q8.empty()) {
     quantize_into(q8(l.out_q8), y.data(), l.n);
@@ -221,20 +213,8 @@ void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
   const size_t k = static_cast<size_t>(l.k);
   GemvInput in;
-  Storage formed;  // gemv_prologue: the int8 form the launch makes for itself
-  if (l.prologue) {
-    const std::vector<float> y = formed_input(l.x, l.x_residual, l.h_out, l.norm_weight, l.eps, l.k);
-    if (l.numerics == GemvNumerics::f32) {
-      in.x.assign(y.begin(), y.end());
-    } else {
-      formed.qs.assign(k, 0);
-      formed.qd.assign(k / kBlock, 0.0f);
-      if (l.numerics == GemvNumerics::int8x2) formed.ql.assign(k, 0);
-      quantize_into(formed, y.data(), l.k);
-    }
-  }
   if (l.numerics != GemvNumerics::f32) {
-    const Storage& xq = l.prologue ? formed : q8(l.x_q8);
+    const Storage& xq = q8(l.x_q8);
     in.x.assign(xq.qs.begin(), xq.qs.begin() + l.k);
     if (l.numerics == GemvNumerics::int8x2) {
       LANEC_ASSERT(xq.ql.size() >= static_cast<size_t>(l.k), "two-word GEMV input " + l.x_q8 + " has no low word");
@@ -242,7 +222,7 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
       for (size_t i = 0; i < k; ++i) in.x[i] += static_cast<double>(xq.ql[i]) / 254.0;
     }
     in.block_scale = xq.qd.data();
-  } else if (!l.prologue) {
+  } else {
     in.x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
   }
   // Products first (all parts read x before any part writes: y may alias a residual).

@@ -66,11 +66,6 @@ class CpuScheduleExecutor {
   void run(const QuantizeLaunch& l);
   // The int8 form of x[n] into q (both words for a two-word form).
   void quantize_into(Storage& q, const float* x, int64_t n);
-  // h = x (+ residual, stored to h_out), then y = rms_norm(h) * norm_weight
-  // when a weight is named: an rms_norm launch's result, or the input a GEMV
-  // forms in its prologue (gemv_prologue).
-  std::vector<float> formed_input(const std::string& x, const std::string& residual, const std::string& h_out,
-                                  const std::string& norm_weight, double eps, int64_t n);
   void run(const GemvLaunch& l);
   void run(const RopeLaunch& l);
   void run(const KvWriteLaunch& l);

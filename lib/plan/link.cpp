@@ -498,10 +498,6 @@ struct ParamText {
       s += (i ? "+" : "") + std::to_string(l.parts[i].rows) +
            (l.parts[i].bias.empty() ? "" : "(bias)") + (l.parts[i].residual.empty() ? "" : "(residual)");
     if (l.swiglu) s += " swiglu";
-    if (l.prologue)
-      s += std::string(" prologue(") + (l.x_residual.empty() ? "" : "+residual ") +
-           (l.norm_weight.empty() ? "" : "norm eps=" + format_float(l.eps) + " ") +
-           (l.numerics == GemvNumerics::f32 ? "f32" : "int8") + ")";
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
   }
   void operator()(const RopeLaunch& l) {

@@ -75,8 +75,6 @@ struct ReadsOf {
   void operator()(const GemvLaunch& l) {
     push(r, l.x);
     push(r, l.x_q8);
-    push(r, l.x_residual);
-    push(r, l.norm_weight);
     for (const GemvPart& p : l.parts) {
       push(r, p.weight);
       push(r, p.bias);
@@ -105,7 +103,6 @@ struct WritesOf {
   void operator()(const RmsNormLaunch& l) { push(w, l.h_out); push(w, l.out); push(w, l.out_q8); }
   void operator()(const QuantizeLaunch& l) { push(w, l.out_q8); }
   void operator()(const GemvLaunch& l) {
-    push(w, l.h_out);
     for (const GemvPart& p : l.parts) push(w, p.y);
   }
   void operator()(const RopeLaunch& l) {

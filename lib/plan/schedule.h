@@ -104,16 +104,6 @@ struct GemvLaunch {
   bool swiglu = false;         // glu_pair: parts[0].y = silu(gate x) * (up x)
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4
   int split_k = 1;             // warps sharing one row group (1..16)
-  // gemv_prologue: the launch forms its input from the f32 vector `x` in every
-  // block (then x_q8 is empty whatever the numerics): h = x (+ x_residual,
-  // written to h_out), y = rms_norm(h) * norm_weight when set, and the int8
-  // form of y under int8 numerics. grid_sms sizes the capped grid.
-  bool prologue = false;
-  std::string x_residual;      // empty = none
-  std::string h_out;           // with x_residual
-  std::string norm_weight;     // f32 [k]; empty = no norm
-  double eps = 0.0;
-  int grid_sms = 0;
 };
 
 struct RopePart {

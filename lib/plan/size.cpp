@@ -6,7 +6,6 @@
 #include <set>
 
 #include "lib/common/error.h"
-#include "rules/gemv_prologue.h"
 #include "rules/rows_a_warp.h"
 
 namespace lanec {
@@ -38,12 +37,8 @@ std::string strip_q8(const std::string& name) {
 
 class Sizer {
  public:
-  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, const std::vector<std::string>& held,
-        RuleTally& tally)
-      : g_(g), linked_(linked), knobs_(knobs),
-        rows_a_warp_held_(std::find(held.begin(), held.end(), "rows_a_warp") != held.end()),
-        gemv_prologue_held_(std::find(held.begin(), held.end(), "gemv_prologue") != held.end()),
-        tally_(tally) {
+  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, bool held, RuleTally& tally)
+      : g_(g), linked_(linked), knobs_(knobs), rows_a_warp_held_(held), tally_(tally) {
     for (const ViewDecl& v : linked.views) {
       LANEC_ASSERT(!views_.count(v.tensor), "tensor " + v.tensor + " planned as two views");
       views_[v.tensor] = v;
@@ -55,7 +50,6 @@ class Sizer {
     SizedPlan out;
     out.launches = linked_.launches;
     add_int8_forms(out.launches);
-    if (!gemv_prologue_held_) fold_into_gemv_prologues(out.launches);
     for (Launch& l : out.launches) choose_parameters(l);
     out.buffers = make_buffers(out.launches);
     return out;
@@ -90,23 +84,6 @@ class Sizer {
         }
       }
     return false;
-  }
-
-  void fold_into_gemv_prologues(std::vector<Launch>& launches) {
-    GemvPrologueContext context;
-    context.sms = knobs_.chip.sms;
-    context.smem_bytes_per_block = static_cast<int64_t>(knobs_.chip.smem_kib_per_block) * 1024;
-    context.storage_of = [this](const std::string& name) {
-      const std::string base = strip_q8(name);
-      return base.empty() ? root_of(name) : name;  // int8 forms are never views
-    };
-    context.is_graph_output = [this](const std::string& name) {
-      std::optional<TensorId> id = g_.find(name);
-      if (!id) return false;
-      const auto& outs = g_.outputs();
-      return std::find(outs.begin(), outs.end(), *id) != outs.end();
-    };
-    apply_gemv_prologue(launches, context, tally_);
   }
 
   // The launch that makes `tensor` and its int8 form need not store the f32
@@ -345,7 +322,6 @@ class Sizer {
   const LinkedPlan& linked_;
   const Knobs& knobs_;
   bool rows_a_warp_held_;
-  bool gemv_prologue_held_;
   RuleTally& tally_;
   std::map<std::string, ViewDecl> views_;
   std::map<std::string, int64_t> packs_;
@@ -410,8 +386,8 @@ int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
-                    const std::vector<std::string>& held, RuleTally& tally) {
-  return Sizer(graph, linked, knobs, held, tally).run();
+                    bool rows_a_warp_held, RuleTally& tally) {
+  return Sizer(graph, linked, knobs, rows_a_warp_held, tally).run();
 }
 
 std::string print_buffers(const std::vector<Buffer>& buffers) {

@@ -7,8 +7,6 @@
 //    something else reads it); otherwise a quantize launch runs just before the first GEMV
 //    that reads it. With two-pass-int8 every int8 form comes from a quantize
 //    launch (the second pass over a finished f32 vector).
-//  - gemv_prologue: rms_norm and quantize launches folded into the GEMV that
-//    reads their output (rules/gemv_prologue.h).
 //  - parameters: GEMV rows a warp (rule rows_a_warp) and split_k, attention
 //    context splits from the SM count, the argmax grid (blocks over the
 //    logits), and the attention smem check against smem_kib_per_block.
@@ -33,10 +31,8 @@ struct SizedPlan {
   std::vector<Buffer> buffers;  // sorted by name
 };
 
-// `held`: the rules held back (the launch-stage rules rows_a_warp and
-// gemv_prologue act here).
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
-                    const std::vector<std::string>& held, RuleTally& tally);
+                    bool rows_a_warp_held, RuleTally& tally);
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);

@@ -20,14 +20,8 @@ void check_params(const Launch& l) {
     if (g->rows_per_warp != 1 && g->rows_per_warp != 2 && g->rows_per_warp != 4)
       bad(l, "rows_per_warp " + std::to_string(g->rows_per_warp));
     if (g->split_k < 1 || g->split_k > 16) bad(l, "split_k " + std::to_string(g->split_k));
-    if (g->prologue) {
-      if (g->x.empty() || !g->x_q8.empty()) bad(l, "GEMV prologue without its f32 input x");
-      if (g->x_residual.empty() != g->h_out.empty()) bad(l, "GEMV prologue residual without h_out (or the reverse)");
-      if (g->numerics == GemvNumerics::f32 && g->norm_weight.empty()) bad(l, "GEMV prologue that forms nothing");
-      if (g->grid_sms < 1) bad(l, "GEMV prologue without grid_sms");
-    } else if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty()) {
+    if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
-    }
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");

@@ -65,8 +65,7 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
   CHECK(text.find("[head_norm_rope, row_write, rope_parts]") != std::string::npos);
   CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16>") != std::string::npos);
   CHECK(text.find("launch_kv_write") == std::string::npos);
-  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true, true>") != std::string::npos);
-  CHECK(text.find("p.norm_w = ") != std::string::npos);  // gemv_prologue
+  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>") != std::string::npos);
   CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
   CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
@@ -122,13 +121,7 @@ TEST_CASE("with row_write held, K and V are written by launches of their own", "
 }
 
 TEST_CASE("two-pass-int8 programs read and write both int8 words", "[emit]") {
-  // gemv_prologue: every GEMV forms both words itself, no quantize launch.
-  const std::string formed = emit_test::emit_two_pass_sample("qwen3-tiny");
-  CHECK(formed.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>") != std::string::npos);
-  CHECK(formed.find("launch_quantize_q8") == std::string::npos);
-  CHECK(formed.find("Activation::int8,") == std::string::npos);
-  // Held: quantize launches make the int8 forms.
-  const std::string code = emit_test::emit_two_pass_sample("qwen3-tiny", {"gemv_prologue"});
+  const std::string code = emit_test::emit_two_pass_sample("qwen3-tiny");
   // GEMVs over q8_0 take the two-word path and its low words.
   CHECK(code.find("Activation::int8x2") != std::string::npos);
   CHECK(code.find("Activation::int8,") == std::string::npos);
@@ -231,9 +224,7 @@ TEST_CASE("the launch table for --profile has one row per launch with the bytes 
     const Launch& l = s.launches[i];
     INFO(l.name);
     if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !checked_gemv && g->parts.size() > 1) {
-      uint64_t weights = g->norm_weight.empty() ? 0 : s.buffer(g->norm_weight).bytes;
-      uint64_t activations = activation_extent(s, g->x) + activation_extent(s, g->x_q8) +
-                             activation_extent(s, g->x_residual) + activation_extent(s, g->h_out);
+      uint64_t weights = 0, activations = activation_extent(s, g->x) + activation_extent(s, g->x_q8);
       for (const GemvPart& p : g->parts) {
         weights += s.buffer(p.weight).bytes;
         activations += activation_extent(s, p.y) + activation_extent(s, p.bias) + activation_extent(s, p.residual);

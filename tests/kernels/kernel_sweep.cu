@@ -491,98 +491,6 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   }
 }
 
-// gemv_prologue: the GEMV forms its input from x (+ residual) with an optional
-// RMS norm, and (int8 numerics) quantizes it, in every block of a capped grid.
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-void sweep_gemv_prologue_case(int k, int rows, bool residual, bool norm, int split_k, int grid_sms) {
-  const auto x = random_floats(static_cast<size_t>(k), -2.0f, 2.0f);
-  const auto res = random_floats(static_cast<size_t>(k), -2.0f, 2.0f);
-  const auto nw = random_floats(static_cast<size_t>(k), 0.5f, 1.5f);
-  std::vector<float> h = x;
-  if (residual)
-    for (int i = 0; i < k; ++i) h[i] = x[i] + res[i];
-  const float eps = 1e-6f;
-  const std::vector<float> y = norm ? ref::rms_norm(h, nw, eps) : h;
-  std::vector<float> x_eff = y;  // what the GEMV multiplies by
-  std::vector<float> step(static_cast<size_t>(k), 0.0f);  // int8: one quantization step (a rounding flip)
-  if (A != Activation::f32) {
-    std::vector<int8_t> q(static_cast<size_t>(k)), lo(static_cast<size_t>(k));
-    std::vector<float> d(static_cast<size_t>(k / kQ8Block));
-    ref::quantize_q8(y.data(), k, q.data(), d.data());
-    if (A == Activation::int8x2) ref::quantize_q8_low(y.data(), k, q.data(), d.data(), lo.data());
-    for (int i = 0; i < k; ++i) {
-      const float di = d[i / kQ8Block];
-      x_eff[i] = static_cast<float>((q[i] + (A == Activation::int8x2 ? lo[i] / 254.0 : 0.0)) * di);
-      step[i] = A == Activation::int8x2 ? di / 254.0f : di;
-    }
-  }
-  const int n_parts = Swiglu ? 2 : 1;
-  std::vector<HostWeights> w;
-  std::vector<DeviceBuffer<uint8_t>*> d_w;
-  DeviceBuffer<float> d_x(x), d_res(res), d_nw(nw), d_h(static_cast<size_t>(k)), d_y(static_cast<size_t>(rows));
-  GemvParams p{};
-  for (int q = 0; q < n_parts; ++q) {
-    w.push_back(make_weights(F, rows, k));
-    d_w.push_back(new DeviceBuffer<uint8_t>(w[q].bytes));
-    p.parts[q] = {d_w[q]->get(), q == 0 ? d_y.get() : nullptr, nullptr, nullptr, rows};
-  }
-  p.n_parts = n_parts;
-  p.k = k;
-  p.x = d_x.get();
-  if (residual) {
-    p.x_residual = d_res.get();
-    p.h_out = d_h.get();
-  }
-  if (norm) p.norm_w = d_nw.get();
-  p.eps = eps;
-  p.split_k = split_k;
-  p.grid_sms = grid_sms;
-  expect_ok("gemv prologue", launch_gemv<F, A, RowsPerWarp, Swiglu, true>(p, nullptr));
-
-  const std::string tag = fmt("gemv-prologue %s act=%s rpw=%d split=%d k=%d rows=%d%s%s%s sms=%d", format_name(F),
-                              A == Activation::int8x2 ? "int8x2" : A == Activation::int8 ? "int8" : "f32", RowsPerWarp,
-                              split_k, k, rows, residual ? " +residual" : "", norm ? " +norm" : "",
-                              Swiglu ? " swiglu" : "", grid_sms);
-  // Budget: 2e-6 of sum |w x| (the norm scale and the sums in another order)
-  // and, for int8, three flipped roundings of the largest |w| step.
-  auto budget = [&](const std::vector<float>& wv) {
-    std::vector<float> b = abs_dot(wv, x_eff, rows, k);
-    for (int r = 0; r < rows; ++r) {
-      float flip = 0.0f;
-      for (int i = 0; i < k; ++i) flip = std::max(flip, std::fabs(wv[static_cast<size_t>(r) * k + i]) * step[i]);
-      b[r] = 2e-6f * b[r] + 3.0f * flip + 1e-6f;
-    }
-    return b;
-  };
-  std::vector<float> want = ref::gemv(w[0].values, x_eff, rows, k), scale = budget(w[0].values);
-  if (Swiglu) {
-    const std::vector<float> u = ref::gemv(w[1].values, x_eff, rows, k), su = budget(w[1].values);
-    for (int r = 0; r < rows; ++r) {
-      scale[r] = (std::fabs(u[r]) + 1.0f) * scale[r] + (std::fabs(want[r]) + 1.0f) * su[r];
-      want[r] = ref::silu(want[r]) * u[r];
-    }
-  }
-  check(tag, d_y.download(), want, 1.0, 0.0, scale);
-  if (residual) check(tag + " h", d_h.download(), h, 0.0, 0.0);
-  for (auto* b : d_w) delete b;
-}
-
-template <WeightFormat F, Activation A>
-void sweep_gemv_prologue_format() {
-  // Grids from uncapped (many SMs) to 1 block looping over every row block.
-  for (int sms : {132, 3, 1}) {
-    sweep_gemv_prologue_case<F, A, 1, false>(1024, 4096, true, true, 2, sms);
-    sweep_gemv_prologue_case<F, A, 2, false>(256, 67, false, true, 1, sms);
-    sweep_gemv_prologue_case<F, A, 1, true>(1024, 3072, true, true, 2, sms);
-  }
-  sweep_gemv_prologue_case<F, A, 4, false>(4096, 1000, true, true, 16, 132);
-  sweep_gemv_prologue_case<F, A, 1, false>(2048, 300, false, true, 8, 2);
-  if (A != Activation::f32) {  // quantize only (the FFN down GEMV's input)
-    sweep_gemv_prologue_case<F, A, 1, false>(3072, 1024, false, false, 4, 132);
-    sweep_gemv_prologue_case<F, A, 1, false>(12288, 512, false, false, 16, 4);  // 61 KiB: opts in above 48
-  }
-}
-
 template <WeightFormat F, Activation A>
 void sweep_gemv_format() {
   const std::pair<int, int> shapes[] = {{256, 67}, {1024, 512}, {4096, 1000}, {3584, 37}};
@@ -609,10 +517,6 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::f32>();
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8>();
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
-  sweep_gemv_prologue_format<WeightFormat::f16, Activation::f32>();
-  sweep_gemv_prologue_format<WeightFormat::q8_0_split, Activation::f32>();
-  sweep_gemv_prologue_format<WeightFormat::q8_0_split, Activation::int8>();
-  sweep_gemv_prologue_format<WeightFormat::q8_0_split, Activation::int8x2>();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};
@@ -635,9 +539,6 @@ void sweep_gemv() {
   p.n_parts = 1;
   p.x = buf.get() + 1;
   expect_refused("gemv x not 16-byte aligned", launch_gemv<WeightFormat::f32, Activation::f32, 1, false>(p, nullptr));
-  p.x = buf.get();
-  p.grid_sms = 1;
-  expect_refused("gemv prologue that forms nothing", launch_gemv<WeightFormat::f32, Activation::f32, 1, false, true>(p, nullptr));
 }
 
 // ---- rope --------------------------------------------------------------------------

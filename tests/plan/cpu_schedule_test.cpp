@@ -186,9 +186,7 @@ TEST_CASE("two-word int8 activations come close to the f32 reference where one w
   CHECK(two_words < 1e-3);
   CHECK(two_words * 20 < one_word);
   // Its GEMVs read both words: the int8 forms are planned two-word.
-  PlanOptions no_prologue;  // with it, the GEMVs form both words themselves
-  no_prologue.held = {"gemv_prologue"};
-  PlanResult two = plan_graph(model->graph, test::test_knobs("f32", "two-pass-int8"), no_prologue);
+  PlanResult two = plan_graph(model->graph, test::test_knobs("f32", "two-pass-int8"), {});
   const Buffer& x = two.schedule.buffer("attn_norm_l00.q8");
   CHECK(x.form == BufferForm::q8x2);
   CHECK(x.bytes == 2 * 64 + 2 * 4);
