@@ -13,7 +13,6 @@
 #include "emit/emit_program.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
-#include "lib/graph/text.h"
 #include "lib/knobs/knobs.h"
 #include "lib/plan/planner.h"
 #include "rules/registry.h"
@@ -60,14 +59,9 @@ void run_plan(const PlanArgs& args) {
   options.held = parse_held_rules(args.hold);
   options.dump_after = args.dump_after;
   options.max_ctx = args.max_ctx;
+  options.graph_file = args.graph_file;
   GgufFile gguf = GgufFile::open(args.model);
-  PlanResult result;
-  if (args.graph_file.empty()) {
-    result = plan_model(gguf, knobs, options);
-  } else {
-    result = plan_graph(read_graph_file(args.graph_file), knobs, options);
-    result.schedule.model_name = gguf.get_string_or("general.name", "");
-  }
+  const PlanResult result = plan_model(gguf, knobs, options);
   if (!args.output.empty()) {
     write_program(args, result, gguf);
     return;

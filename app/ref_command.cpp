@@ -106,8 +106,7 @@ Stepper unfused_stepper(const Graph& graph, WeightStore& weights, unsigned threa
   options.threads = threads;
   auto executor = std::make_shared<ReferenceExecutor>(graph, weights, options);
   Stepper s;
-  s.steps = {[ex = executor.get()](int32_t token, int32_t pos) { return ex->step(token, pos); },
-             [ex = executor.get()] { return ex->next_token(); }};
+  s.steps = step_functions_of(*executor);
   s.n_vocab = executor->n_vocab();
   s.max_positions = context_of(graph);
   s.keep = executor;
@@ -130,14 +129,8 @@ Stepper planned_stepper(const Graph& graph, const Knobs& knobs, const std::vecto
   planned->executor = std::make_unique<CpuScheduleExecutor>(schedule, weights, threads);
   spdlog::info("planned under {}: {} launches a step", knobs_summary(knobs), schedule.launches.size());
   Stepper s;
-  CpuScheduleExecutor* ex = planned->executor.get();
-  s.steps = {[ex](int32_t token, int32_t pos) { return ex->step(token, pos); },
-             [ex] { return ex->next_token(); }};
-  for (const std::string& out : schedule.outputs)
-    if (schedule.buffer(out).type == GgmlType::F32) {
-      s.n_vocab = schedule.buffer(out).elements;
-      break;
-    }
+  s.steps = step_functions_of(*planned->executor);
+  s.n_vocab = schedule.buffer(schedule.logits_output()).elements;  // the executor checked it exists
   s.max_positions = context_of(graph);
   s.keep = planned;
   return s;

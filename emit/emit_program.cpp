@@ -707,9 +707,7 @@ class ProgramEmitter {
   }
 
   const ArgmaxLaunch& argmax() const {
-    const ArgmaxLaunch* found = nullptr;
-    for (const Launch& l : s_.launches)
-      if (const auto* a = std::get_if<ArgmaxLaunch>(&l.params)) found = a;
+    const ArgmaxLaunch* found = s_.find_argmax();
     if (found == nullptr) throw Error("the schedule has no argmax launch: the emitted program needs the greedy token");
     return *found;
   }

@@ -77,19 +77,11 @@ CpuScheduleExecutor::CpuScheduleExecutor(const Schedule& schedule, WeightStore& 
       s.f32.assign(n, 0.0f);
     }
   }
-  for (const Launch& l : schedule.launches) {
-    if (const auto* a = std::get_if<ArgmaxLaunch>(&l.params)) {
-      next_token_ = a->out;
-      token_ = a->token;
-      pos_ = a->pos;
-    }
-    if (const auto* e = std::get_if<EmbedLaunch>(&l.params)) token_ = e->token;
-  }
-  for (const std::string& out : schedule.outputs)
-    if (schedule.buffer(out).type == GgmlType::F32 && logits_.empty()) logits_ = out;
+  if (const ArgmaxLaunch* a = schedule.find_argmax()) next_token_ = a->out;
+  token_ = schedule.token_param();
+  pos_ = schedule.pos_param();
+  logits_ = schedule.logits_output();
   LANEC_ASSERT(!logits_.empty(), "schedule without an f32 output");
-  if (pos_.empty()) pos_ = "pos";
-  if (token_.empty()) token_ = "token";
 }
 
 float* CpuScheduleExecutor::f32(const std::string& name, int64_t elements) {

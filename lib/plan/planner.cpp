@@ -116,7 +116,7 @@ PlanResult plan_model(const GgufFile& gguf, const Knobs& knobs, const PlanOption
   check_stage_name(options.dump_after);
   RecognizeOptions recognize;
   recognize.max_ctx = options.max_ctx;
-  PlanResult result = plan_graph(recognize_model(gguf, recognize), knobs, options);
+  PlanResult result = plan_graph(load_step_graph(gguf, options.graph_file, recognize), knobs, options);
   result.schedule.model_name = gguf.get_string_or("general.name", "");
   return result;
 }

@@ -31,6 +31,7 @@ struct PlanOptions {
   std::vector<std::string> held;  // rule names (validated; see parse_held_rules)
   std::string dump_after;         // a stage name, or "" for none
   int64_t max_ctx = 0;            // recognize: cap the KV cache rows (0 = the model's)
+  std::string graph_file;         // plan_model: plan this step-graph text file instead of recognizing
 };
 
 struct PlanResult {
@@ -41,7 +42,9 @@ struct PlanResult {
 
 // From a step graph (already verified or not: the verifier runs first).
 PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& options);
-// From a GGUF: recognize, then plan_graph's stages.
+// From a GGUF: its step graph as load_step_graph gives it (recognized, or
+// options.graph_file verified), then plan_graph's stages; the schedule takes
+// the GGUF's general.name.
 PlanResult plan_model(const GgufFile& gguf, const Knobs& knobs, const PlanOptions& options);
 
 // The census as text (lanec plan's summary) and as JSON.

@@ -170,4 +170,30 @@ std::pair<const Buffer*, uint64_t> Schedule::storage_bytes_of(const std::string&
   return {root, static_cast<uint64_t>(offset) * size};
 }
 
+const ArgmaxLaunch* Schedule::find_argmax() const {
+  const ArgmaxLaunch* found = nullptr;
+  for (const Launch& l : launches)
+    if (const auto* a = std::get_if<ArgmaxLaunch>(&l.params)) found = a;
+  return found;
+}
+
+std::string Schedule::token_param() const {
+  if (const ArgmaxLaunch* a = find_argmax(); a != nullptr && !a->token.empty()) return a->token;
+  std::string token = "token";
+  for (const Launch& l : launches)
+    if (const auto* e = std::get_if<EmbedLaunch>(&l.params); e != nullptr && !e->token.empty()) token = e->token;
+  return token;
+}
+
+std::string Schedule::pos_param() const {
+  if (const ArgmaxLaunch* a = find_argmax(); a != nullptr && !a->pos.empty()) return a->pos;
+  return "pos";
+}
+
+std::string Schedule::logits_output() const {
+  for (const std::string& out : outputs)
+    if (buffer(out).type == GgmlType::F32) return out;
+  return "";
+}
+
 }  // namespace lanec

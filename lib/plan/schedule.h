@@ -280,6 +280,19 @@ struct Schedule {
   // The same with the offset in bytes (what the emitter adds to the owning
   // allocation's device pointer).
   std::pair<const Buffer*, uint64_t> storage_bytes_of(const std::string& name) const;
+
+  // The step's inputs and outputs, answered here once for the emitter and
+  // the CPU schedule executor:
+  // The last argmax launch (greedy token; it advances token and pos on the
+  // device); nullptr when the schedule has none.
+  const ArgmaxLaunch* find_argmax() const;
+  // The i32 [1] param buffer fed the step's token: the argmax's, else the
+  // embed launch's, else the step graph's name "token".
+  std::string token_param() const;
+  // The i32 [1] param buffer fed the step's position: the argmax's, else "pos".
+  std::string pos_param() const;
+  // The logits: the first f32 output; empty when there is none.
+  std::string logits_output() const;
 };
 
 }  // namespace lanec

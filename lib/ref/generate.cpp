@@ -37,10 +37,7 @@ GreedyResult generate_greedy(
     ReferenceExecutor& executor, const std::vector<int32_t>& prompt, int64_t n_generate,
     int64_t max_positions,
     const std::function<void(int64_t, int32_t, const std::vector<float>&)>& on_step) {
-  const StepFunctions steps{
-      [&executor](int32_t token, int32_t pos) { return executor.step(token, pos); },
-      [&executor] { return executor.next_token(); }};
-  return generate_greedy(steps, prompt, n_generate, max_positions, on_step);
+  return generate_greedy(step_functions_of(executor), prompt, n_generate, max_positions, on_step);
 }
 
 }  // namespace lanec

@@ -28,6 +28,15 @@ struct StepFunctions {
   std::function<int32_t()> next_token;
 };
 
+// The StepFunctions of any executor with step(token, pos) -> logits and
+// next_token() (ReferenceExecutor, CpuScheduleExecutor). They hold a
+// reference: the executor must outlive them.
+template <class Executor>
+StepFunctions step_functions_of(Executor& executor) {
+  return {[&executor](int32_t token, int32_t pos) { return executor.step(token, pos); },
+          [&executor] { return executor.next_token(); }};
+}
+
 // on_step(step_index, position, logits) may be empty. Throws lanec::Error for
 // an empty prompt or a prompt + generation longer than max_positions (> 0).
 GreedyResult generate_greedy(

@@ -1,7 +1,9 @@
 // `lanec plan` end to end: the summary, --json, --dump-after, --hold and its
 // errors (exit 1 with the message), on a tiny model written to /tmp.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "tests/plan/plan_fixtures.h"
@@ -58,6 +60,31 @@ TEST_CASE("lanec plan --dump-after rewrite prints the fused graph", "[plan]") {
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("gemv [glu_pair] {") != std::string::npos);
+}
+
+TEST_CASE("lanec plan --graph plans the file as lanec graph printed it; a bad one is named", "[plan]") {
+  const std::string graph = "/tmp/lanec_plan_command_qwen3_tiny.graph";
+  REQUIRE(test::run_lanec("graph " + tiny_model_file() + " -o " + graph).exit_code == 0);
+  auto direct = test::run_lanec("plan " + tiny_model_file() + " --knobs " + kKnobs);
+  auto from_file = test::run_lanec("plan " + tiny_model_file() + " --knobs " + kKnobs + " --graph " + graph);
+  INFO(from_file.output);
+  CHECK(from_file.exit_code == 0);
+  CHECK(from_file.output == direct.output);
+
+  // A pos param of the wrong type parses but fails the verifier.
+  std::ifstream in(graph);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string pos_line = "param pos i32 [1]";
+  REQUIRE(text.find(pos_line) != std::string::npos);
+  text.replace(text.find(pos_line), pos_line.size(), "param pos f32 [1]");
+  const std::string bad = "/tmp/lanec_plan_command_bad.graph";
+  std::ofstream(bad) << text;
+  auto refused = test::run_lanec("plan " + tiny_model_file() + " --knobs " + kKnobs + " --graph " + bad);
+  INFO(refused.output);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.output.find("lanec: error: " + bad + ": ") != std::string::npos);
+  std::remove(graph.c_str());
+  std::remove(bad.c_str());
 }
 
 TEST_CASE("lanec plan: unknown rules and stages are user errors", "[plan]") {

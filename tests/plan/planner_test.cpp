@@ -69,6 +69,33 @@ TEST_CASE("--dump-after: every stage dumps; an unknown stage is an error", "[pla
                     "size, sequences, schedule");
 }
 
+TEST_CASE("the schedule names the buffers a step is fed through and read from", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
+  REQUIRE(s.find_argmax() != nullptr);
+  CHECK(s.find_argmax()->out == "next_token");
+  CHECK(s.token_param() == "token");
+  CHECK(s.pos_param() == "pos");
+  CHECK(s.logits_output() == "logits");
+
+  // The argmax's params win over the embed's token; without an argmax the
+  // embed names the token and the position falls back to the graph's name.
+  auto& argmax = std::get<ArgmaxLaunch>(s.launches.back().params);
+  argmax.token = "argmax_token";
+  argmax.pos = "argmax_pos";
+  CHECK(s.token_param() == "argmax_token");
+  CHECK(s.pos_param() == "argmax_pos");
+  s.launches.pop_back();
+  CHECK(s.find_argmax() == nullptr);
+  std::get<EmbedLaunch>(s.launches.front().params).token = "embed_token";
+  CHECK(s.token_param() == "embed_token");
+  CHECK(s.pos_param() == "pos");
+
+  const Schedule empty;
+  CHECK(empty.token_param() == "token");
+  CHECK(empty.logits_output().empty());
+}
+
 TEST_CASE("planning is deterministic", "[plan]") {
   auto model = test::tiny_model("qwen2-tiny");
   Knobs knobs = test::test_knobs("f16", "int8");

@@ -130,10 +130,8 @@ TEST_CASE("ref --knobs with int8 activations is the schedule executor's run, not
   const PlanResult plan = plan_graph(load_step_graph(gguf, "", recognize), load_knobs(knobs), {});
   WeightStore weights(gguf, 1);
   CpuScheduleExecutor executor(plan.schedule, weights, 1);
-  const StepFunctions steps{[&](int32_t token, int32_t pos) { return executor.step(token, pos); },
-                            [&] { return executor.next_token(); }};
   std::vector<std::vector<float>> direct;
-  generate_greedy(steps, {3, 17, 300, 42, 5, 99, 250, 7}, 4, 0,
+  generate_greedy(step_functions_of(executor), {3, 17, 300, 42, 5, 99, 250, 7}, 4, 0,
                   [&](int64_t, int32_t, const std::vector<float>& logits) { direct.push_back(logits); });
   REQUIRE(direct.size() == planned.size());
   for (size_t r = 0; r < direct.size(); ++r) {
