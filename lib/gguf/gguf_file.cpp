@@ -21,14 +21,11 @@
 #include <type_traits>
 
 #include "lib/common/error.h"
+#include "lib/gguf/gguf_bytes.h"
 
 namespace lanec {
 
 namespace {
-
-constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
-constexpr uint32_t kMaxDims = 4;
-constexpr uint32_t kDefaultAlignment = 32;
 
 std::string plural(uint64_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -61,33 +58,7 @@ std::string found_type_label(const GgufValue& value) {
   return std::string("array of ") + gguf_value_type_name(std::get<GgufArray>(value.data).elem_type);
 }
 
-// Integer value of any GGUF integer type, as a sign flag and magnitude.
-struct IntegerValue {
-  bool negative = false;
-  uint64_t magnitude = 0;
-};
-
-std::optional<IntegerValue> integer_of(const GgufValue& v) {
-  auto signed_value = [](int64_t x) {
-    IntegerValue r;
-    r.negative = x < 0;
-    r.magnitude = x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
-    return r;
-  };
-  switch (v.type) {
-    case GgufValueType::U8: return IntegerValue{false, std::get<uint8_t>(v.data)};
-    case GgufValueType::U16: return IntegerValue{false, std::get<uint16_t>(v.data)};
-    case GgufValueType::U32: return IntegerValue{false, std::get<uint32_t>(v.data)};
-    case GgufValueType::U64: return IntegerValue{false, std::get<uint64_t>(v.data)};
-    case GgufValueType::I8: return signed_value(std::get<int8_t>(v.data));
-    case GgufValueType::I16: return signed_value(std::get<int16_t>(v.data));
-    case GgufValueType::I32: return signed_value(std::get<int32_t>(v.data));
-    case GgufValueType::I64: return signed_value(std::get<int64_t>(v.data));
-    default: return std::nullopt;
-  }
-}
-
-std::string integer_text(const IntegerValue& v) {
+std::string integer_text(const GgufInteger& v) {
   return (v.negative ? "-" : "") + std::to_string(v.magnitude);
 }
 
@@ -135,8 +106,7 @@ class GgufCursor {
   template <typename T, typename What>
   T read(const What& what) {
     need(sizeof(T), what);
-    T value;
-    std::memcpy(&value, bytes_ + pos_, sizeof(T));  // GGUF is little-endian, like our hosts
+    const T value = gguf::load_le<T>(bytes_ + pos_);
     pos_ += sizeof(T);
     return value;
   }
@@ -192,7 +162,7 @@ class GgufParser {
                "; expected the magic \"GGUF\")");
     }
     const uint32_t magic = in_.read<uint32_t>("magic");
-    if (magic != kMagic) {
+    if (magic != gguf::kMagic) {
       in_.fail_at(0, "not a GGUF file: expected the magic \"GGUF\", found " + printable_magic());
     }
     const uint64_t version_at = in_.pos();
@@ -314,16 +284,15 @@ class GgufParser {
   void resolve_alignment() {
     const GgufValue* value = file_.find("general.alignment");
     if (value == nullptr) {
-      file_.alignment_ = kDefaultAlignment;
+      file_.alignment_ = gguf::kDefaultAlignment;
       return;
     }
-    const std::optional<IntegerValue> n = integer_of(*value);
+    const std::optional<GgufInteger> n = gguf_integer_of(*value);
     if (!n) {
       throw Error(file_.path_ + ": key 'general.alignment': expected an integer, found " +
                   found_type_label(*value));
     }
-    if (n->negative || n->magnitude == 0 || n->magnitude > std::numeric_limits<uint32_t>::max() ||
-        (n->magnitude & (n->magnitude - 1)) != 0) {
+    if (n->negative || !gguf::is_valid_alignment(n->magnitude)) {
       throw Error(file_.path_ + ": key 'general.alignment': expected a power of two that fits "
                   "in u32, found " + integer_text(*n));
     }
@@ -344,9 +313,9 @@ class GgufParser {
       const std::string label = "tensor '" + info.name + "'";
       const uint64_t dims_at = in_.pos();
       const uint32_t n_dims = in_.read<uint32_t>("dimension count of " + label);
-      if (n_dims == 0 || n_dims > kMaxDims) {
+      if (n_dims == 0 || n_dims > gguf::kMaxDims) {
         in_.fail_at(dims_at, label + " has " + std::to_string(n_dims) +
-                                 " dimensions, expected 1 to " + std::to_string(kMaxDims));
+                                 " dimensions, expected 1 to " + std::to_string(gguf::kMaxDims));
       }
       const uint64_t ne_at = in_.pos();
       for (uint32_t d = 0; d < n_dims; ++d) {
@@ -395,7 +364,7 @@ class GgufParser {
   void place_tensors() {
     const uint64_t end_of_infos = in_.pos();
     const uint64_t align = file_.alignment_;
-    const uint64_t data_offset = (end_of_infos + align - 1) / align * align;
+    const uint64_t data_offset = gguf::align_up(end_of_infos, align);
     file_.data_offset_ = data_offset;
     const uint64_t data_size = data_offset < file_.size_ ? file_.size_ - data_offset : 0;
     const uint64_t data_start = std::min<uint64_t>(data_offset, file_.size_);
@@ -518,7 +487,7 @@ namespace {
 }
 
 uint64_t uint_of(const std::string& path, std::string_view key, const GgufValue& value) {
-  const std::optional<IntegerValue> n = integer_of(value);
+  const std::optional<GgufInteger> n = gguf_integer_of(value);
   if (!n) fail_type(path, key, "an unsigned integer", value);
   if (n->negative) {
     throw Error(path + ": key '" + std::string(key) + "': expected an unsigned integer, found " +
@@ -528,7 +497,7 @@ uint64_t uint_of(const std::string& path, std::string_view key, const GgufValue&
 }
 
 int64_t int_of(const std::string& path, std::string_view key, const GgufValue& value) {
-  const std::optional<IntegerValue> n = integer_of(value);
+  const std::optional<GgufInteger> n = gguf_integer_of(value);
   if (!n) fail_type(path, key, "an integer", value);
   const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (!n->negative && n->magnitude > limit) {

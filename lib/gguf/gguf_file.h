@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lib/gguf/ggml_types.h"
+#include "lib/gguf/gguf_bytes.h"
 #include "lib/gguf/gguf_value.h"
 
 namespace lanec {
@@ -94,7 +95,7 @@ class GgufFile {
   const uint8_t* bytes_ = nullptr;
   uint64_t size_ = 0;
   uint32_t version_ = 0;
-  uint32_t alignment_ = 32;
+  uint32_t alignment_ = gguf::kDefaultAlignment;
   uint64_t data_offset_ = 0;
   std::vector<std::pair<std::string, GgufValue>> metadata_;
   std::map<std::string, size_t, std::less<>> metadata_index_;

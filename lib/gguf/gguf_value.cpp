@@ -1,6 +1,7 @@
 // GGUF metadata values: type names, array constructors, equality (floats
-// compared bit for bit, so a NaN written is a NaN read back equal) and the
-// one-line summary `lanec info` prints.
+// compared bit for bit, so a NaN written is a NaN read back equal), the
+// integer view the reader and writer share, and the one-line summary
+// `lanec info` prints.
 #include "lib/gguf/gguf_value.h"
 
 #include <cstdio>
@@ -125,6 +126,26 @@ bool GgufValue::operator==(const GgufValue& other) const {
   if (const auto* f = std::get_if<float>(&data)) return same_bits(*f, std::get<float>(other.data));
   if (const auto* d = std::get_if<double>(&data)) return same_bits(*d, std::get<double>(other.data));
   return data == other.data;
+}
+
+std::optional<GgufInteger> gguf_integer_of(const GgufValue& value) {
+  auto signed_value = [](int64_t x) {
+    GgufInteger r;
+    r.negative = x < 0;
+    r.magnitude = x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+    return r;
+  };
+  switch (value.type) {
+    case GgufValueType::U8: return GgufInteger{false, std::get<uint8_t>(value.data)};
+    case GgufValueType::U16: return GgufInteger{false, std::get<uint16_t>(value.data)};
+    case GgufValueType::U32: return GgufInteger{false, std::get<uint32_t>(value.data)};
+    case GgufValueType::U64: return GgufInteger{false, std::get<uint64_t>(value.data)};
+    case GgufValueType::I8: return signed_value(std::get<int8_t>(value.data));
+    case GgufValueType::I16: return signed_value(std::get<int16_t>(value.data));
+    case GgufValueType::I32: return signed_value(std::get<int32_t>(value.data));
+    case GgufValueType::I64: return signed_value(std::get<int64_t>(value.data));
+    default: return std::nullopt;
+  }
 }
 
 std::string gguf_value_summary(const GgufValue& value, size_t max_items) {

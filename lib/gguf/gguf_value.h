@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -66,6 +67,16 @@ struct GgufValue {
 inline bool operator==(const GgufArray& a, const GgufArray& b) {
   return a.elem_type == b.elem_type && a.items == b.items;
 }
+
+// The value of any GGUF integer type, as a sign and a magnitude (so that u64
+// and i64 values both fit).
+struct GgufInteger {
+  bool negative = false;
+  uint64_t magnitude = 0;
+};
+// nullopt when the value is not of an integer type (floats, bools, strings and
+// arrays are not integers).
+std::optional<GgufInteger> gguf_integer_of(const GgufValue& value);
 
 // Readable one-line rendering for `lanec info` ("151936 strings", "1e-06", ...).
 std::string gguf_value_summary(const GgufValue& value, size_t max_items = 4);

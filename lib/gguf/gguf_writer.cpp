@@ -25,12 +25,14 @@
 #include <thread>
 
 #include "lib/common/error.h"
+#include "lib/gguf/gguf_bytes.h"
 #include "lib/gguf/gguf_file.h"
 
 namespace lanec {
 namespace {
 
-constexpr uint32_t kMagic = 0x46554747;
+using gguf::append_le;
+
 constexpr uint64_t kChunkBytes = 8ull << 20;
 
 void put_bytes(std::vector<uint8_t>& out, const void* data, size_t n) {
@@ -38,34 +40,29 @@ void put_bytes(std::vector<uint8_t>& out, const void* data, size_t n) {
   out.insert(out.end(), p, p + n);
 }
 
-template <typename T>
-void put(std::vector<uint8_t>& out, T value) {
-  put_bytes(out, &value, sizeof(T));
-}
-
 void put_string(std::vector<uint8_t>& out, const std::string& s) {
-  put<uint64_t>(out, s.size());
+  append_le<uint64_t>(out, s.size());
   put_bytes(out, s.data(), s.size());
 }
 
 void put_value(std::vector<uint8_t>& out, const GgufValue& value, const std::string& key) {
   switch (value.type) {
-    case GgufValueType::U8: put(out, std::get<uint8_t>(value.data)); return;
-    case GgufValueType::I8: put(out, std::get<int8_t>(value.data)); return;
-    case GgufValueType::U16: put(out, std::get<uint16_t>(value.data)); return;
-    case GgufValueType::I16: put(out, std::get<int16_t>(value.data)); return;
-    case GgufValueType::U32: put(out, std::get<uint32_t>(value.data)); return;
-    case GgufValueType::I32: put(out, std::get<int32_t>(value.data)); return;
-    case GgufValueType::F32: put(out, std::get<float>(value.data)); return;
-    case GgufValueType::U64: put(out, std::get<uint64_t>(value.data)); return;
-    case GgufValueType::I64: put(out, std::get<int64_t>(value.data)); return;
-    case GgufValueType::F64: put(out, std::get<double>(value.data)); return;
-    case GgufValueType::BOOL: put<uint8_t>(out, std::get<bool>(value.data) ? 1 : 0); return;
+    case GgufValueType::U8: append_le(out, std::get<uint8_t>(value.data)); return;
+    case GgufValueType::I8: append_le(out, std::get<int8_t>(value.data)); return;
+    case GgufValueType::U16: append_le(out, std::get<uint16_t>(value.data)); return;
+    case GgufValueType::I16: append_le(out, std::get<int16_t>(value.data)); return;
+    case GgufValueType::U32: append_le(out, std::get<uint32_t>(value.data)); return;
+    case GgufValueType::I32: append_le(out, std::get<int32_t>(value.data)); return;
+    case GgufValueType::F32: append_le(out, std::get<float>(value.data)); return;
+    case GgufValueType::U64: append_le(out, std::get<uint64_t>(value.data)); return;
+    case GgufValueType::I64: append_le(out, std::get<int64_t>(value.data)); return;
+    case GgufValueType::F64: append_le(out, std::get<double>(value.data)); return;
+    case GgufValueType::BOOL: append_le<uint8_t>(out, std::get<bool>(value.data) ? 1 : 0); return;
     case GgufValueType::STRING: put_string(out, std::get<std::string>(value.data)); return;
     case GgufValueType::ARRAY: {
       const auto& array = std::get<GgufArray>(value.data);
-      put<uint32_t>(out, static_cast<uint32_t>(array.elem_type));
-      put<uint64_t>(out, array.items.size());
+      append_le<uint32_t>(out, static_cast<uint32_t>(array.elem_type));
+      append_le<uint64_t>(out, array.items.size());
       for (const GgufValue& item : array.items) put_value(out, item, key);
       return;
     }
@@ -99,10 +96,6 @@ void check_value(const GgufValue& value, const std::string& key, bool in_array) 
   }
 }
 
-uint64_t align_up(uint64_t n, uint64_t alignment) {
-  return (n + alignment - 1) / alignment * alignment;
-}
-
 struct Layout {
   std::vector<uint8_t> header;  // everything before the data section
   uint64_t data_offset = 0;
@@ -121,26 +114,16 @@ struct Chunk {
 // The alignment a general.alignment value asks for: like the reader, any
 // integer type holding a power of two that fits in u32.
 uint32_t alignment_from(const GgufValue& value) {
-  auto from_signed = [](int64_t v) { return v < 0 ? uint64_t{0} : static_cast<uint64_t>(v); };
-  uint64_t n = 0;  // a negative value becomes 0, which is rejected below
-  switch (value.type) {
-    case GgufValueType::U8: n = std::get<uint8_t>(value.data); break;
-    case GgufValueType::U16: n = std::get<uint16_t>(value.data); break;
-    case GgufValueType::U32: n = std::get<uint32_t>(value.data); break;
-    case GgufValueType::U64: n = std::get<uint64_t>(value.data); break;
-    case GgufValueType::I8: n = from_signed(std::get<int8_t>(value.data)); break;
-    case GgufValueType::I16: n = from_signed(std::get<int16_t>(value.data)); break;
-    case GgufValueType::I32: n = from_signed(std::get<int32_t>(value.data)); break;
-    case GgufValueType::I64: n = from_signed(std::get<int64_t>(value.data)); break;
-    default:
-      throw Error("gguf writer: general.alignment must be an integer, got " +
-                  std::string(gguf_value_type_name(value.type)));
+  const std::optional<GgufInteger> n = gguf_integer_of(value);
+  if (!n) {
+    throw Error("gguf writer: general.alignment must be an integer, got " +
+                std::string(gguf_value_type_name(value.type)));
   }
-  if (n == 0 || n > std::numeric_limits<uint32_t>::max() || (n & (n - 1)) != 0) {
+  if (n->negative || !gguf::is_valid_alignment(n->magnitude)) {
     throw Error("gguf writer: alignment " + gguf_value_summary(value) +
                 " is not a power of two that fits in u32");
   }
-  return static_cast<uint32_t>(n);
+  return static_cast<uint32_t>(n->magnitude);
 }
 
 uint64_t checked_tensor_bytes(const std::string& name, const std::vector<uint64_t>& ne,
@@ -149,9 +132,9 @@ uint64_t checked_tensor_bytes(const std::string& name, const std::vector<uint64_
     throw Error("gguf writer: tensor name '" + name.substr(0, 64) + "...' is longer than " +
                 std::to_string(kGgufMaxTensorNameBytes) + " bytes");
   }
-  if (ne.empty() || ne.size() > 4) {
+  if (ne.empty() || ne.size() > gguf::kMaxDims) {
     throw Error("gguf writer: tensor '" + name + "' has " + std::to_string(ne.size()) +
-                " dimensions, expected 1 to 4");
+                " dimensions, expected 1 to " + std::to_string(gguf::kMaxDims));
   }
   if (ggml_type_traits(static_cast<uint32_t>(type)) == nullptr) {
     throw Error("gguf writer: tensor '" + name + "' has unknown ggml type id " +
@@ -181,26 +164,26 @@ Layout compute_layout(uint32_t version, uint32_t alignment,
                              const std::vector<TensorGeometry>& geometry) {
   Layout layout;
   std::vector<uint8_t>& out = layout.header;
-  put<uint32_t>(out, kMagic);
-  put<uint32_t>(out, version);
-  put<uint64_t>(out, names.size());
-  put<uint64_t>(out, metadata.size());
+  append_le<uint32_t>(out, gguf::kMagic);
+  append_le<uint32_t>(out, version);
+  append_le<uint64_t>(out, names.size());
+  append_le<uint64_t>(out, metadata.size());
   for (const auto& [key, value] : metadata) {
     put_string(out, key);
-    put<uint32_t>(out, static_cast<uint32_t>(value.type));
+    append_le<uint32_t>(out, static_cast<uint32_t>(value.type));
     put_value(out, value, key);
   }
   uint64_t offset = 0;
   for (size_t i = 0; i < names.size(); ++i) {
     put_string(out, names[i]);
-    put<uint32_t>(out, static_cast<uint32_t>(shapes[i].size()));
-    for (uint64_t n : shapes[i]) put<uint64_t>(out, n);
-    put<uint32_t>(out, static_cast<uint32_t>(types[i]));
-    put<uint64_t>(out, offset);
+    append_le<uint32_t>(out, static_cast<uint32_t>(shapes[i].size()));
+    for (uint64_t n : shapes[i]) append_le<uint64_t>(out, n);
+    append_le<uint32_t>(out, static_cast<uint32_t>(types[i]));
+    append_le<uint64_t>(out, offset);
     layout.tensor_offsets.push_back(offset);
-    offset = align_up(offset + geometry[i].bytes, alignment);
+    offset = gguf::align_up(offset + geometry[i].bytes, alignment);
   }
-  layout.data_offset = align_up(out.size(), alignment);
+  layout.data_offset = gguf::align_up(out.size(), alignment);
   layout.total_size = layout.data_offset + offset;
   return layout;
 }

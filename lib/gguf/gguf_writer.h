@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/gguf/ggml_types.h"
+#include "lib/gguf/gguf_bytes.h"
 #include "lib/gguf/gguf_value.h"
 
 namespace lanec {
@@ -56,7 +57,7 @@ class GgufWriter {
     TensorFill fill;
   };
   uint32_t version_;
-  uint32_t alignment_ = 32;
+  uint32_t alignment_ = gguf::kDefaultAlignment;
   std::vector<std::pair<std::string, GgufValue>> metadata_;
   std::vector<PendingTensor> tensors_;
 };

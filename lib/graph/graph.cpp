@@ -20,24 +20,6 @@ constexpr RoleName kRoleNames[] = {
     {Role::activation, "act"},
 };
 
-struct TypeName {
-  GgmlType type;
-  const char* name;
-  bool quantized;
-};
-// The element types the IR names; the weight formats lanec reads plus
-// the few other ggml block formats a GGUF commonly carries.
-constexpr TypeName kTypeNames[] = {
-    {GgmlType::F32, "f32", false},    {GgmlType::F16, "f16", false},
-    {GgmlType::BF16, "bf16", false},  {GgmlType::I32, "i32", false},
-    {GgmlType::Q8_0, "q8_0", true},   {GgmlType::Q4_0, "q4_0", true},
-    {GgmlType::Q4_1, "q4_1", true},   {GgmlType::Q5_0, "q5_0", true},
-    {GgmlType::Q5_1, "q5_1", true},   {GgmlType::Q2_K, "q2_k", true},
-    {GgmlType::Q3_K, "q3_k", true},   {GgmlType::Q4_K, "q4_k", true},
-    {GgmlType::Q5_K, "q5_k", true},   {GgmlType::Q6_K, "q6_k", true},
-    {GgmlType::MXFP4, "mxfp4", true},
-};
-
 struct KindName {
   OpKind kind;
   const char* name;
@@ -96,22 +78,21 @@ std::optional<Role> role_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+// The IR's element types are the kGgmlTypes rows marked ggml_use::kGraph,
+// spelled in lower case.
 const char* elem_type_name(GgmlType type) {
-  for (const auto& t : kTypeNames)
-    if (t.type == type) return t.name;
-  return nullptr;
+  return ggml_type_has_use(type, ggml_use::kGraph) ? ggml_type_lower_name(type) : nullptr;
 }
 
 std::optional<GgmlType> elem_type_from_name(std::string_view name) {
-  for (const auto& t : kTypeNames)
-    if (name == t.name) return t.type;
+  for (const GgmlTypeTraits& t : kGgmlTypes) {
+    if ((t.uses & ggml_use::kGraph) != 0 && name == ggml_type_lower_name(t.type)) return t.type;
+  }
   return std::nullopt;
 }
 
 bool elem_type_is_quantized(GgmlType type) {
-  for (const auto& t : kTypeNames)
-    if (t.type == type) return t.quantized;
-  return false;
+  return ggml_type_has_use(type, ggml_use::kGraph) && ggml_traits(type).block_elems > 1;
 }
 
 const char* op_kind_name(OpKind kind) {

@@ -43,8 +43,8 @@ const char* role_name(Role role);                         // "param", "state", "
 std::optional<Role> role_from_name(std::string_view name);
 
 // Element types the IR accepts, with their text names (ggml's lower-case
-// names). Defined here rather than through lib/gguf so that the IR does not
-// depend on the GGUF reader's implementation.
+// names): the kGgmlTypes rows marked ggml_use::kGraph (lib/gguf/ggml_types.h,
+// the type table alone; the IR does not depend on the GGUF reader).
 const char* elem_type_name(GgmlType type);                // nullptr if not an IR type
 std::optional<GgmlType> elem_type_from_name(std::string_view name);
 bool elem_type_is_quantized(GgmlType type);               // block formats (q8_0, q4_k, mxfp4, ...)

@@ -1,11 +1,14 @@
 // Internal to lib/quant: block geometry of each ggml format and the per-family
-// row codecs that codecs.cpp dispatches to. Constants live here (not in
-// lib/gguf) so that the codecs build on their own; they must agree with
-// ggml-common.h. Every row function takes a whole number of blocks.
+// row codecs that codecs.cpp dispatches to. The byte counts are spelled out
+// field by field (the codecs index into those fields) and checked at compile
+// time against kGgmlTypes, the one table of formats. Every row function takes
+// a whole number of blocks.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+
+#include "lib/gguf/ggml_types.h"
 
 namespace lanec::quant {
 
@@ -21,6 +24,21 @@ constexpr uint64_t kQ4_KBytes = 2 + 2 + 12 + 128;
 constexpr uint64_t kQ5_KBytes = 2 + 2 + 12 + 32 + 128;
 constexpr uint64_t kQ6_KBytes = 128 + 64 + 16 + 2;
 constexpr uint64_t kMxfp4Bytes = 1 + 16;
+
+// True when the table gives `type` blocks of `elems` elements in `bytes` bytes.
+constexpr bool table_agrees(GgmlType type, uint64_t elems, uint64_t bytes) {
+  const GgmlTypeTraits* traits = ggml_find_traits(type);
+  return traits != nullptr && traits->block_elems == elems && traits->block_bytes == bytes;
+}
+static_assert(table_agrees(GgmlType::Q4_0, kQk32, kQ4_0Bytes), "q4_0 differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q4_1, kQk32, kQ4_1Bytes), "q4_1 differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q5_0, kQk32, kQ5_0Bytes), "q5_0 differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q5_1, kQk32, kQ5_1Bytes), "q5_1 differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q8_0, kQk32, kQ8_0Bytes), "q8_0 differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q4_K, kQkK, kQ4_KBytes), "q4_K differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q5_K, kQkK, kQ5_KBytes), "q5_K differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::Q6_K, kQkK, kQ6_KBytes), "q6_K differs from kGgmlTypes");
+static_assert(table_agrees(GgmlType::MXFP4, kQk32, kMxfp4Bytes), "mxfp4 differs from kGgmlTypes");
 
 // Little-endian loads and stores of the fp16 scales inside blocks (blocks are
 // byte-packed, so no alignment may be assumed).

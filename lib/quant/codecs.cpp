@@ -1,6 +1,8 @@
 // Dispatch of dequantize_row / quantize_row to the per-format codecs, with the
 // checks that make a bad call a user error rather than a crash: unsupported
-// type, or a row length that is not a whole number of blocks.
+// type, or a row length that is not a whole number of blocks. Names, block
+// sizes and the list of supported formats come from kGgmlTypes; this file only
+// binds each format to its functions (tests/quant checks that the two agree).
 #include "lib/quant/codecs.h"
 
 #include <string>
@@ -16,25 +18,23 @@ using QuantizeBlocks = void (*)(const float*, uint8_t*, uint64_t);
 
 struct Codec {
   GgmlType type;
-  const char* name;
-  uint64_t block_elems;
   DequantizeBlocks dequantize;  // takes a block count
   QuantizeBlocks quantize;      // nullptr: no quantizer
 };
 
 constexpr Codec kCodecs[] = {
-    {GgmlType::F32, "f32", 1, quant::dequantize_f32, quant::quantize_f32},
-    {GgmlType::F16, "f16", 1, quant::dequantize_f16, quant::quantize_f16},
-    {GgmlType::BF16, "bf16", 1, quant::dequantize_bf16, quant::quantize_bf16},
-    {GgmlType::Q8_0, "q8_0", quant::kQk32, quant::dequantize_q8_0, quant::quantize_q8_0},
-    {GgmlType::Q4_0, "q4_0", quant::kQk32, quant::dequantize_q4_0, quant::quantize_q4_0},
-    {GgmlType::Q4_1, "q4_1", quant::kQk32, quant::dequantize_q4_1, quant::quantize_q4_1},
-    {GgmlType::Q5_0, "q5_0", quant::kQk32, quant::dequantize_q5_0, quant::quantize_q5_0},
-    {GgmlType::Q5_1, "q5_1", quant::kQk32, quant::dequantize_q5_1, quant::quantize_q5_1},
-    {GgmlType::Q4_K, "q4_K", quant::kQkK, quant::dequantize_q4_k, quant::quantize_q4_k},
-    {GgmlType::Q5_K, "q5_K", quant::kQkK, quant::dequantize_q5_k, quant::quantize_q5_k},
-    {GgmlType::Q6_K, "q6_K", quant::kQkK, quant::dequantize_q6_k, quant::quantize_q6_k},
-    {GgmlType::MXFP4, "mxfp4", quant::kQk32, quant::dequantize_mxfp4, quant::quantize_mxfp4},
+    {GgmlType::F32, quant::dequantize_f32, quant::quantize_f32},
+    {GgmlType::F16, quant::dequantize_f16, quant::quantize_f16},
+    {GgmlType::BF16, quant::dequantize_bf16, quant::quantize_bf16},
+    {GgmlType::Q8_0, quant::dequantize_q8_0, quant::quantize_q8_0},
+    {GgmlType::Q4_0, quant::dequantize_q4_0, quant::quantize_q4_0},
+    {GgmlType::Q4_1, quant::dequantize_q4_1, quant::quantize_q4_1},
+    {GgmlType::Q5_0, quant::dequantize_q5_0, quant::quantize_q5_0},
+    {GgmlType::Q5_1, quant::dequantize_q5_1, quant::quantize_q5_1},
+    {GgmlType::Q4_K, quant::dequantize_q4_k, quant::quantize_q4_k},
+    {GgmlType::Q5_K, quant::dequantize_q5_k, quant::quantize_q5_k},
+    {GgmlType::Q6_K, quant::dequantize_q6_k, quant::quantize_q6_k},
+    {GgmlType::MXFP4, quant::dequantize_mxfp4, quant::quantize_mxfp4},
 };
 
 const Codec* find_codec(GgmlType type) {
@@ -48,19 +48,24 @@ std::string type_label(GgmlType type) {
   return "ggml type id " + std::to_string(static_cast<uint32_t>(type));
 }
 
+// The codec of a row of n elements of `type`; a user error naming `what` when
+// the type has no codec or n is not a whole number of blocks.
 const Codec& codec_for_row(const char* what, GgmlType type, uint64_t n) {
   const Codec* codec = find_codec(type);
   if (codec == nullptr) {
     throw Error(std::string(what) + ": unsupported tensor type (" + type_label(type) +
-                "); supported: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_K q5_K q6_K mxfp4");
+                "); supported: " + ggml_type_names_with(ggml_use::kRead, " "));
   }
-  if (n % codec->block_elems != 0) {
-    throw Error(std::string(what) + ": a " + codec->name + " row of " + std::to_string(n) +
+  const GgmlTypeTraits& traits = ggml_traits(type);
+  if (n % traits.block_elems != 0) {
+    throw Error(std::string(what) + ": a " + traits.name + " row of " + std::to_string(n) +
                 " elements is not a whole number of blocks (expected a multiple of " +
-                std::to_string(codec->block_elems) + ")");
+                std::to_string(traits.block_elems) + ")");
   }
   return *codec;
 }
+
+uint64_t blocks_in(GgmlType type, uint64_t n) { return n / ggml_traits(type).block_elems; }
 
 }  // namespace
 
@@ -73,15 +78,15 @@ bool can_quantize(GgmlType type) {
 
 void dequantize_row(GgmlType type, const uint8_t* src, float* dst, uint64_t n) {
   const Codec& codec = codec_for_row("dequantize_row", type, n);
-  codec.dequantize(src, dst, n / codec.block_elems);
+  codec.dequantize(src, dst, blocks_in(type, n));
 }
 
 void quantize_row(GgmlType type, const float* src, uint8_t* dst, uint64_t n) {
   const Codec& codec = codec_for_row("quantize_row", type, n);
   if (codec.quantize == nullptr) {
-    throw Error(std::string("quantize_row: no quantizer for ") + codec.name);
+    throw Error(std::string("quantize_row: no quantizer for ") + ggml_type_name(type));
   }
-  codec.quantize(src, dst, n / codec.block_elems);
+  codec.quantize(src, dst, blocks_in(type, n));
 }
 
 }  // namespace lanec

@@ -13,8 +13,10 @@
 
 namespace lanec {
 
-bool can_dequantize(GgmlType type);  // F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 Q4_K Q5_K Q6_K MXFP4
-bool can_quantize(GgmlType type);    // at least F32 F16 BF16 Q8_0 Q4_0 Q4_K Q6_K
+// Whether a codec exists: exactly the kGgmlTypes rows marked ggml_use::kRead
+// (and kQuantize), as tests/quant checks.
+bool can_dequantize(GgmlType type);
+bool can_quantize(GgmlType type);
 
 // n must be a multiple of the block size; src holds n/block_elems blocks.
 // Throws lanec::Error for an unsupported type or a bad n.

@@ -25,6 +25,10 @@ constexpr float kUniformStdToHalfWidth = 1.7320508f;
 constexpr float kInt8Std = 73.6f;
 constexpr float kNibbleStd = 4.61f;
 
+// Block geometry of the formats drawn directly, from the type table.
+constexpr GgmlTypeTraits kQ8_0 = *ggml_find_traits(GgmlType::Q8_0);
+constexpr GgmlTypeTraits kQ4_0 = *ggml_find_traits(GgmlType::Q4_0);
+
 void fill_plain(GgmlType type, const ValueDraw& draw, RowRng& rng, uint8_t* dst, uint64_t n) {
   const float half = draw.sigma * kUniformStdToHalfWidth;
   for (uint64_t i = 0; i < n; ++i) {
@@ -44,8 +48,8 @@ float block_scale(RowRng& rng, float sigma, float unit_std) {
 }
 
 void fill_q8_0(const ValueDraw& draw, RowRng& rng, uint8_t* dst, uint64_t n) {
-  for (uint64_t b = 0; b < n / 32; ++b) {
-    uint8_t* block = dst + 34 * b;
+  for (uint64_t b = 0; b < n / kQ8_0.block_elems; ++b) {
+    uint8_t* block = dst + kQ8_0.block_bytes * b;
     const uint16_t d = f32_to_fp16(block_scale(rng, draw.sigma, kInt8Std));
     std::memcpy(block, &d, 2);
     for (int i = 0; i < 32; i += 8) {
@@ -60,8 +64,8 @@ void fill_q8_0(const ValueDraw& draw, RowRng& rng, uint8_t* dst, uint64_t n) {
 }
 
 void fill_q4_0(const ValueDraw& draw, RowRng& rng, uint8_t* dst, uint64_t n) {
-  for (uint64_t b = 0; b < n / 32; ++b) {
-    uint8_t* block = dst + 18 * b;
+  for (uint64_t b = 0; b < n / kQ4_0.block_elems; ++b) {
+    uint8_t* block = dst + kQ4_0.block_bytes * b;
     const uint16_t d = f32_to_fp16(block_scale(rng, draw.sigma, kNibbleStd));
     std::memcpy(block, &d, 2);
     const uint64_t lo = rng.next(), hi = rng.next();
@@ -99,18 +103,7 @@ uint64_t RowRng::next() {
 
 float RowRng::uniform() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }
 
-bool synth_can_write(GgmlType type) {
-  switch (type) {
-    case GgmlType::F32:
-    case GgmlType::F16:
-    case GgmlType::BF16:
-    case GgmlType::Q8_0:
-    case GgmlType::Q4_0:
-      return true;
-    default:
-      return can_quantize(type);
-  }
-}
+bool synth_can_write(GgmlType type) { return ggml_type_has_use(type, ggml_use::kSynth); }
 
 void fill_random_row(GgmlType type, const ValueDraw& draw, RowRng& rng, uint8_t* dst, uint64_t n) {
   switch (type) {

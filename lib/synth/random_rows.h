@@ -28,6 +28,7 @@ struct ValueDraw {
   float sigma = 1.0f;
 };
 
+// The kGgmlTypes rows marked ggml_use::kSynth.
 bool synth_can_write(GgmlType type);
 
 // Writes one row of n elements of `type` into dst (row bytes of that type).

@@ -13,26 +13,6 @@
 namespace lanec {
 namespace {
 
-// llama.cpp's general.file_type values (enum llama_ftype) for the formats
-// synth writes, so other readers describe the file correctly.
-uint32_t file_type_of(GgmlType type) {
-  switch (type) {
-    case GgmlType::F32: return 0;
-    case GgmlType::F16: return 1;
-    case GgmlType::Q4_0: return 2;
-    case GgmlType::Q4_1: return 3;
-    case GgmlType::Q8_0: return 7;
-    case GgmlType::Q5_0: return 8;
-    case GgmlType::Q5_1: return 9;
-    case GgmlType::Q4_K: return 15;  // Q4_K_M
-    case GgmlType::Q5_K: return 17;  // Q5_K_M
-    case GgmlType::Q6_K: return 18;
-    case GgmlType::BF16: return 32;
-    case GgmlType::MXFP4: return 38;
-    default: return 0;
-  }
-}
-
 struct TensorSpec {
   std::string name;
   std::vector<uint64_t> ne;  // ne[0] contiguous
@@ -121,7 +101,7 @@ void set_hyperparameters(GgufWriter& w, const SynthOptions& options, uint32_t n_
   const std::string a = s.arch + ".";
   w.set("general.architecture", GgufValue::string(s.arch));
   w.set("general.name", GgufValue::string(s.display_name));
-  w.set("general.file_type", GgufValue::u32(file_type_of(options.type)));
+  w.set("general.file_type", GgufValue::u32(ggml_traits(options.type).llama_file_type));
   w.set("general.quantization_version", GgufValue::u32(2));
   w.set(a + "vocab_size", GgufValue::u32(n_vocab));
   w.set(a + "context_length", GgufValue::u32(s.n_ctx));
@@ -165,8 +145,8 @@ uint32_t vocab_size(const std::vector<std::pair<std::string, GgufValue>>& vocab)
 void check_options(const SynthOptions& options) {
   if (!synth_can_write(options.type)) {
     throw Error(std::string("synth cannot write tensors of type ") +
-                ggml_type_name(options.type) +
-                "; use one of f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k");
+                ggml_type_name(options.type) + "; use one of " +
+                ggml_type_names_with(ggml_use::kSynth, ", ", GgmlSpelling::lower_case));
   }
   if (options.layers && *options.layers == 0) throw Error("--layers must be at least 1");
 }

@@ -74,4 +74,35 @@ TEST_CASE("ggml supported types are the ones lanec dequantizes", "[gguf]") {
   }
 }
 
+TEST_CASE("the ggml type table lists each id and name once", "[gguf]") {
+  for (const GgmlTypeTraits& row : kGgmlTypes) {
+    CAPTURE(row.name);
+    CHECK(ggml_type_traits(static_cast<uint32_t>(row.type)) == &row);
+    CHECK(ggml_find_traits(row.type) == &row);
+    CHECK(ggml_type_from_name(row.name) == row.type);
+    CHECK(ggml_type_from_name(ggml_type_lower_name(row.type)) == row.type);
+  }
+  CHECK(std::string(ggml_type_lower_name(GgmlType::Q4_K)) == "q4_k");
+  CHECK(std::string(ggml_type_name(GgmlType::Q4_K)) == "q4_K");
+  CHECK(std::string(ggml_type_lower_name(static_cast<GgmlType>(99))) == "unknown");
+}
+
+TEST_CASE("ggml capability lists come from the table in message order", "[gguf]") {
+  CHECK(ggml_type_names_with(ggml_use::kRead, " ") ==
+        "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_K q5_K q6_K mxfp4");
+  CHECK(ggml_type_names_with(ggml_use::kSynth, ", ", GgmlSpelling::lower_case) ==
+        "f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, mxfp4");
+  CHECK(ggml_type_names_with(ggml_use::kGraph, " ", GgmlSpelling::lower_case) ==
+        "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k mxfp4 i32 q2_k q3_k");
+  CHECK(ggml_type_has_use(GgmlType::Q6_K, ggml_use::kRead | ggml_use::kSynth));
+  CHECK_FALSE(ggml_type_has_use(GgmlType::Q2_K, ggml_use::kRead));
+  CHECK(ggml_type_has_use(GgmlType::Q2_K, ggml_use::kGraph));
+  CHECK_FALSE(ggml_type_has_use(static_cast<GgmlType>(99), ggml_use::kNone));
+  // Only formats lanec reads are written by synth or quantized.
+  for (const GgmlTypeTraits& row : kGgmlTypes) {
+    CAPTURE(row.name);
+    if (row.uses & (ggml_use::kSynth | ggml_use::kQuantize)) CHECK((row.uses & ggml_use::kRead) != 0);
+  }
+}
+
 }  // namespace lanec

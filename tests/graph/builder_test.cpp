@@ -39,6 +39,27 @@ TEST_CASE("kind, role and type names round trip", "[graph]") {
   CHECK_FALSE(elem_type_is_quantized(GgmlType::BF16));
 }
 
+TEST_CASE("the IR names exactly its element types, in lower case", "[graph]") {
+  const std::set<std::string> expected = {"f32",  "f16",  "bf16", "i32",  "q8_0",
+                                          "q4_0", "q4_1", "q5_0", "q5_1", "q2_k",
+                                          "q3_k", "q4_k", "q5_k", "q6_k", "mxfp4"};
+  const std::set<std::string> quantized = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1",
+                                           "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "mxfp4"};
+  std::set<std::string> named;
+  for (const GgmlTypeTraits& row : kGgmlTypes) {
+    const char* name = elem_type_name(row.type);
+    if (name == nullptr) continue;
+    CAPTURE(name);
+    named.insert(name);
+    CHECK(elem_type_from_name(name) == row.type);
+    CHECK(elem_type_is_quantized(row.type) == (quantized.count(name) == 1));
+  }
+  CHECK(named == expected);
+  CHECK(elem_type_name(GgmlType::IQ4_NL) == nullptr);
+  CHECK(elem_type_from_name("q4_K") == std::nullopt);
+  CHECK_FALSE(elem_type_is_quantized(GgmlType::Q8_1));
+}
+
 TEST_CASE("builder helpers", "[graph]") {
   CHECK(layer_name("attn_norm", 3) == "attn_norm_l03");
   CHECK(layer_name("x", 47) == "x_l47");

@@ -1,12 +1,15 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/gguf/gguf_writer.h"
 #include "lib/quant/codecs.h"
+#include "lib/synth/random_rows.h"
 #include "lib/synth/synth.h"
 
 using namespace lanec;
@@ -138,5 +141,39 @@ TEST_CASE("synth rejects unknown presets and unwritable formats", "[synth]") {
   SynthOptions options;
   options.shape = find_preset("qwen3-tiny");
   options.type = GgmlType::IQ2_XXS;
-  CHECK_THROWS_WITH(build_synthetic_model(options), Catch::Contains("cannot write tensors of type"));
+  CHECK_THROWS_WITH(build_synthetic_model(options),
+                    Catch::Contains("cannot write tensors of type iq2_xxs") &&
+                        Catch::Contains("use one of f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, "
+                                        "q5_1, q4_k, q5_k, q6_k, mxfp4"));
+}
+
+TEST_CASE("synth writes every format the type table marks, with llama's file type", "[synth]") {
+  // general.file_type values of llama.cpp's enum llama_ftype.
+  const std::pair<GgmlType, uint64_t> file_types[] = {
+      {GgmlType::F32, 0},   {GgmlType::F16, 1},   {GgmlType::Q4_0, 2},  {GgmlType::Q4_1, 3},
+      {GgmlType::Q8_0, 7},  {GgmlType::Q5_0, 8},  {GgmlType::Q5_1, 9},  {GgmlType::Q4_K, 15},
+      {GgmlType::Q5_K, 17}, {GgmlType::Q6_K, 18}, {GgmlType::BF16, 32}, {GgmlType::MXFP4, 38},
+  };
+  size_t writable = 0;
+  for (const GgmlTypeTraits& row : kGgmlTypes) {
+    CAPTURE(row.name);
+    CHECK(synth_can_write(row.type) == ((row.uses & ggml_use::kSynth) != 0));
+    if (!synth_can_write(row.type)) continue;
+    ++writable;
+    SynthOptions options;
+    options.shape = find_preset("qwen3-tiny");
+    options.type = row.type;
+    options.shape.n_ff = 256;  // ffn_down rows hold whole k-quant super-blocks
+    options.layers = 1;
+    const auto bytes = build_synthetic_model(options).to_bytes();
+    const GgufFile f = GgufFile::parse(bytes.data(), bytes.size(), row.name);
+    const GgufTensorInfo& down = f.tensor("blk.0.ffn_down.weight");
+    CHECK(down.type == row.type);
+    for (float v : dequantized(down)) REQUIRE(std::isfinite(v));
+    const auto* expected = std::find_if(std::begin(file_types), std::end(file_types),
+                                        [&](const auto& e) { return e.first == row.type; });
+    REQUIRE(expected != std::end(file_types));
+    CHECK(f.get_uint("general.file_type") == expected->second);
+  }
+  CHECK(writable == std::size(file_types));
 }
