@@ -6,6 +6,7 @@
 #include "app/command.h"
 #include "app/progress.h"
 #include "lib/common/error.h"
+#include "lib/gguf/ggml_types.h"
 #include "lib/synth/synth.h"
 
 namespace lanec::app {
@@ -49,7 +50,8 @@ const RegisterCommand registration(20, "synth", [](CLI::App& root) {
   cmd->add_option("preset", args->preset, "Model shape: " + preset_names())->required();
   cmd->add_option("-o,--output", args->output, "Output GGUF file")->required();
   cmd->add_option("--type", args->type,
-                  "Weight format of the matrices: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k")
+                  "Weight format of the matrices: " +
+                      ggml_type_names_with(ggml_use::kSynth, " ", GgmlSpelling::lower_case))
       ->capture_default_str();
   cmd->add_option("--layers", args->layers, "Number of layers (default: the preset's)");
   cmd->add_option("--seed", args->seed, "Random seed")->capture_default_str();
