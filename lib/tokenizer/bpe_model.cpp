@@ -10,12 +10,11 @@ namespace lanec {
 
 namespace {
 
-PreTokenizerKind pre_kind_or_throw(const Vocab& vocab) {
+// check_vocab has refused unknown pre-tokenizers before a model is built.
+PreTokenizerKind checked_pre_kind(const Vocab& vocab) {
   PreTokenizerKind kind{};
   if (!pre_tokenizer_from_name(vocab.pre, kind)) {
-    throw Error("tokenizer.ggml.pre: unknown pre-tokenizer '" + vocab.pre +
-                "' for the gpt2 (byte-level BPE) model; supported: qwen2, deepseek-r1-qwen, "
-                "llama-bpe, gpt-2");
+    throw InternalError("BpeModel: unknown pre-tokenizer '" + vocab.pre + "' got past check_vocab");
   }
   return kind;
 }
@@ -45,7 +44,7 @@ struct CandidateAfter {
 }  // namespace
 
 BpeModel::BpeModel(const Vocab& vocab, const TokenIndex& index)
-    : index_(index), pre_tokenizer_(pre_kind_or_throw(vocab)), unk_id_(vocab.unk_id) {
+    : index_(index), pre_tokenizer_(checked_pre_kind(vocab)), unk_id_(vocab.unk_id) {
   whole_word_first_ = vocab.pre == "llama-bpe";
   const auto& byte_map = ByteUnicodeMap::instance();
   for (int b = 0; b < 256; ++b) byte_id_[b] = index.find(byte_map.encode_byte(static_cast<uint8_t>(b)));
@@ -53,13 +52,9 @@ BpeModel::BpeModel(const Vocab& vocab, const TokenIndex& index)
   merges_.reserve(vocab.merges.size());
   for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
     const std::string& merge = vocab.merges[rank];
-    // Byte-level token texts never contain a space (it is mapped to 'Ġ'), so
-    // the first space separates the two sides.
+    // check_vocab has made sure the first space separates two non-empty sides.
     const size_t space = merge.find(' ');
-    if (space == std::string::npos || space == 0 || space + 1 == merge.size()) {
-      throw Error("tokenizer.ggml.merges[" + std::to_string(rank) + "]: expected \"LEFT RIGHT\", got \"" +
-                  merge + "\"");
-    }
+    if (space == std::string::npos) throw InternalError("BpeModel: malformed merge '" + merge + "' got past check_vocab");
     const std::string_view left(merge.data(), space);
     const std::string_view right(merge.data() + space + 1, merge.size() - space - 1);
     const int32_t left_id = index.find(left);

@@ -18,7 +18,7 @@ namespace lanec {
 
 class BpeModel {
  public:
-  // Throws lanec::Error for a malformed merge or an unknown pre-tokenizer.
+  // `vocab` has passed check_vocab (lib/tokenizer/vocab_check.h).
   BpeModel(const Vocab& vocab, const TokenIndex& index);
   // Appends the ids of `text` (a fragment free of special tokens).
   void encode(std::string_view text, std::vector<int32_t>& out) const;

@@ -6,7 +6,7 @@
 
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
-#include "lib/tokenizer/pre_tokenizer.h"
+#include "lib/tokenizer/vocab_check.h"
 
 namespace lanec {
 
@@ -24,7 +24,7 @@ class KeyReader {
   explicit KeyReader(const GgufFile& file) : file_(file) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& why) const {
-    throw Error(file_.path() + ": " + key + ": " + why);
+    fail_vocab(file_.path(), key, why);
   }
 
   const GgufValue* find(const std::string& key) const { return file_.find(key); }
@@ -116,7 +116,8 @@ class KeyReader {
     return out;
   }
 
-  // Optional token id; -1 when absent.
+  // Optional token id; -1 when absent. A -1 stored in the file is an error,
+  // which is why the id is checked here, before it is narrowed to a Vocab field.
   int32_t token_id_or_none(const std::string& key, size_t n_tokens) const {
     const GgufValue* value = find(key);
     if (value == nullptr) return -1;
@@ -124,11 +125,23 @@ class KeyReader {
     if (!integer_of(*value, id)) {
       fail(key, std::string("expected an integer token id, got ") + gguf_value_type_name(value->type));
     }
-    if (id < 0 || static_cast<uint64_t>(id) >= n_tokens) {
-      fail(key, "token id " + std::to_string(id) + " is outside the vocabulary of " +
-                    std::to_string(n_tokens) + " tokens");
-    }
+    check_token_id(file_.path(), key, "token", id, n_tokens);
     return static_cast<int32_t>(id);
+  }
+
+  // tokenizer.ggml.token_type, each entry checked before it is narrowed to a
+  // TokenType; empty when the key is absent.
+  std::vector<TokenType> token_types(const std::string& key) const {
+    std::vector<TokenType> out;
+    const GgufValue* value = find(key);
+    if (value == nullptr) return out;
+    const std::vector<int64_t> raw = int_array(key, *value);
+    out.reserve(raw.size());
+    for (size_t i = 0; i < raw.size(); ++i) {
+      check_token_type(file_.path(), i, raw[i]);
+      out.push_back(static_cast<TokenType>(raw[i]));
+    }
+    return out;
   }
 
   bool bool_or(const std::string& key, bool fallback) const {
@@ -144,53 +157,24 @@ class KeyReader {
 
 }  // namespace
 
+// Reads each key (type errors name it), then applies check_vocab's rules in
+// stages, so that a wrong model is reported before the arrays are read and a
+// wrong array before the special ids.
 Vocab load_vocab(const GgufFile& file) {
   const KeyReader keys(file);
   Vocab vocab;
   vocab.model = keys.string_value(kModel, keys.require(kModel));
-  if (vocab.model != "gpt2" && vocab.model != "llama") {
-    keys.fail(kModel, "unknown tokenizer model '" + vocab.model +
-                          "'; supported: gpt2 (byte-level BPE), llama (SentencePiece)");
-  }
   const GgufValue* pre = keys.find(kPre);
   vocab.pre = pre != nullptr ? keys.string_value(kPre, *pre) : "default";
-  if (vocab.model == "gpt2") {
-    PreTokenizerKind kind{};
-    if (!pre_tokenizer_from_name(vocab.pre, kind)) {
-      keys.fail(kPre, "unknown pre-tokenizer '" + vocab.pre +
-                          "' for the gpt2 model; supported: qwen2, deepseek-r1-qwen, llama-bpe, gpt-2");
-    }
-  }
+  check_tokenizer_model(vocab, file.path());
 
   vocab.tokens = keys.string_array(kTokens, keys.require(kTokens));
-  const size_t n = vocab.tokens.size();
-  if (n == 0) keys.fail(kTokens, "the vocabulary is empty");
-
-  if (const GgufValue* types = keys.find(kTokenType)) {
-    const std::vector<int64_t> raw = keys.int_array(kTokenType, *types);
-    if (raw.size() != n) {
-      keys.fail(kTokenType, "expected " + std::to_string(n) + " entries (one per token), got " +
-                                std::to_string(raw.size()));
-    }
-    vocab.types.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (raw[i] < 1 || raw[i] > 6) {
-        keys.fail(kTokenType, "entry " + std::to_string(i) + ": expected a token type 1..6, got " +
-                                  std::to_string(raw[i]));
-      }
-      vocab.types.push_back(static_cast<TokenType>(raw[i]));
-    }
-  }
-
+  vocab.types = keys.token_types(kTokenType);
   if (vocab.model == "gpt2") vocab.merges = keys.string_array(kMerges, keys.require(kMerges));
-  if (const GgufValue* scores = keys.find(kScores)) {
-    vocab.scores = keys.float_array(kScores, *scores);
-    if (vocab.scores.size() != n) {
-      keys.fail(kScores, "expected " + std::to_string(n) + " entries (one per token), got " +
-                             std::to_string(vocab.scores.size()));
-    }
-  }
+  if (const GgufValue* scores = keys.find(kScores)) vocab.scores = keys.float_array(kScores, *scores);
+  check_vocab_arrays(vocab, file.path());
 
+  const size_t n = vocab.tokens.size();
   vocab.bos_id = keys.token_id_or_none("tokenizer.ggml.bos_token_id", n);
   vocab.eos_id = keys.token_id_or_none("tokenizer.ggml.eos_token_id", n);
   vocab.unk_id = keys.token_id_or_none("tokenizer.ggml.unknown_token_id", n);
@@ -200,6 +184,7 @@ Vocab load_vocab(const GgufFile& file) {
   vocab.add_bos = keys.bool_or("tokenizer.ggml.add_bos_token", spm) && vocab.bos_id >= 0;
   vocab.add_eos = keys.bool_or("tokenizer.ggml.add_eos_token", false) && vocab.eos_id >= 0;
   vocab.add_space_prefix = keys.bool_or("tokenizer.ggml.add_space_prefix", spm);
+  check_special_ids(vocab, file.path());
   return vocab;
 }
 

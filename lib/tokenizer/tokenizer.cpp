@@ -8,50 +8,9 @@
 #include "lib/tokenizer/bpe_model.h"
 #include "lib/tokenizer/spm_model.h"
 #include "lib/tokenizer/token_index.h"
+#include "lib/tokenizer/vocab_check.h"
 
 namespace lanec {
-
-namespace {
-
-void check_special_id(const char* what, int32_t id, size_t n_tokens) {
-  if (id < -1 || id >= static_cast<int64_t>(n_tokens)) {
-    throw Error(std::string("tokenizer: ") + what + " id " + std::to_string(id) +
-                " is outside the vocabulary of " + std::to_string(n_tokens) + " tokens");
-  }
-}
-
-void validate(const Vocab& vocab) {
-  if (vocab.model != "gpt2" && vocab.model != "llama") {
-    throw Error("tokenizer.ggml.model: unknown tokenizer model '" + vocab.model +
-                "'; supported: gpt2 (byte-level BPE), llama (SentencePiece)");
-  }
-  const size_t n = vocab.tokens.size();
-  if (n == 0) throw Error("tokenizer.ggml.tokens: the vocabulary is empty");
-  if (n > static_cast<size_t>(INT32_MAX)) throw Error("tokenizer.ggml.tokens: too many tokens");
-  if (!vocab.types.empty() && vocab.types.size() != n) {
-    throw Error("tokenizer.ggml.token_type: expected " + std::to_string(n) + " entries (one per token), got " +
-                std::to_string(vocab.types.size()));
-  }
-  for (size_t i = 0; i < vocab.types.size(); ++i) {
-    const auto type = static_cast<int32_t>(vocab.types[i]);
-    if (type < 1 || type > 6) {
-      throw Error("tokenizer.ggml.token_type[" + std::to_string(i) + "]: expected 1..6, got " +
-                  std::to_string(type));
-    }
-  }
-  if (!vocab.scores.empty() && vocab.scores.size() != n) {
-    throw Error("tokenizer.ggml.scores: expected " + std::to_string(n) + " entries (one per token), got " +
-                std::to_string(vocab.scores.size()));
-  }
-  check_special_id("bos_token", vocab.bos_id, n);
-  check_special_id("eos_token", vocab.eos_id, n);
-  check_special_id("unknown_token", vocab.unk_id, n);
-  check_special_id("padding_token", vocab.pad_id, n);
-  if (vocab.add_bos && vocab.bos_id < 0) throw Error("tokenizer: add_bos_token is set but there is no bos_token_id");
-  if (vocab.add_eos && vocab.eos_id < 0) throw Error("tokenizer: add_eos_token is set but there is no eos_token_id");
-}
-
-}  // namespace
 
 struct Tokenizer::Impl {
   explicit Impl(Vocab v) : vocab(std::move(v)), index(vocab) {
@@ -135,7 +94,7 @@ struct Tokenizer::Impl {
 };
 
 Tokenizer Tokenizer::from_vocab(Vocab vocab) {
-  validate(vocab);
+  check_vocab(vocab);
   return Tokenizer(std::make_shared<const Impl>(std::move(vocab)));
 }
 

@@ -171,6 +171,21 @@ TEST_CASE("recognizer errors: missing tensor", "[ref][recognize]") {
                     Catch::Contains("missing tensor blk.0.attn_q.bias (expected shape [64]"));
 }
 
+TEST_CASE("recognizer errors: mixture-of-experts layers, named for each architecture", "[ref][recognize]") {
+  for (const std::string preset : {"llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
+    TinyOptions o;
+    o.edit_writer = [](GgufWriter& w) {
+      w.add_tensor("blk.1.ffn_gate_inp.weight", {64, 4}, GgmlType::F32,
+                   [](uint8_t*, uint64_t, uint64_t) {});
+    };
+    auto m = make_tiny_model(preset, o);
+    const std::string arch = preset.substr(0, preset.find('-'));
+    CHECK_THROWS_WITH(recognize_model(*m->gguf),
+                      preset + ": blk.1.ffn_gate_inp.weight: " + arch +
+                          " mixture-of-experts layers are not supported by this recognizer");
+  }
+}
+
 TEST_CASE("recognizer errors: misshapen tensor", "[ref][recognize]") {
   TinyOptions o;
   // The metadata says 2 KV heads; the tensors were written for 1.

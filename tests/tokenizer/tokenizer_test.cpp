@@ -131,6 +131,16 @@ TEST_CASE("vocabulary errors name what is wrong", "[tokenizer]") {
     vocab.bos_id = 5000;
     CHECK_THROWS_WITH(Tokenizer::from_vocab(vocab), Catch::Contains("bos_token id 5000"));
   }
+  SECTION("token type outside 1..6") {
+    vocab.types[3] = static_cast<lanec::TokenType>(9);
+    CHECK_THROWS_WITH(Tokenizer::from_vocab(vocab),
+                      Catch::Contains("tokenizer.ggml.token_type[3]: expected a token type 1..6, got 9"));
+  }
+  SECTION("add_eos_token without an eos id") {
+    vocab.eos_id = -1;
+    vocab.add_eos = true;
+    CHECK_THROWS_WITH(Tokenizer::from_vocab(vocab), Catch::Contains("tokenizer.ggml.add_eos_token"));
+  }
   SECTION("decode of an unknown id") {
     const auto tokenizer = Tokenizer::from_vocab(vocab);
     CHECK_THROWS_AS(tokenizer.decode({1, 259}), lanec::Error);

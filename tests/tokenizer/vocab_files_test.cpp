@@ -201,6 +201,14 @@ TEST_CASE("load_vocab reads a minimal file and explains what is wrong", "[tokeni
     writer.set("tokenizer.ggml.token_type", lanec::GgufValue::i32_array({1, 1}));
     check_load_error(writer, "tokenizer.ggml.token_type: expected 3 entries");
   }
+  SECTION("token type outside 1..6") {
+    writer.set("tokenizer.ggml.token_type", lanec::GgufValue::i32_array({1, 7, 1}));
+    check_load_error(writer, "vocab.gguf: tokenizer.ggml.token_type[1]: expected a token type 1..6, got 7");
+  }
+  SECTION("malformed merge (the rule Tokenizer::from_vocab applies too)") {
+    writer.set("tokenizer.ggml.merges", lanec::GgufValue::string_array({"a b", "ab"}));
+    check_load_error(writer, "vocab.gguf: tokenizer.ggml.merges[1]: expected \"LEFT RIGHT\", got \"ab\"");
+  }
   SECTION("eos id outside the vocabulary") {
     writer.set("tokenizer.ggml.eos_token_id", lanec::GgufValue::u32(7));
     check_load_error(writer, "tokenizer.ggml.eos_token_id: token id 7 is outside");

@@ -201,6 +201,17 @@ TensorId DecoderBuilder::rope(const std::string& out, TensorId x, RopeLayout lay
   return builder_.apply_like(OpKind::rope, out, inputs, attrs);
 }
 
+TensorId DecoderBuilder::project(int layer, const std::string& base, const std::string& gguf_stem,
+                                 TensorId x, int64_t heads, bool bias) {
+  const int64_t width = heads * hp_.head_dim;
+  TensorId w = weight(blk(layer, gguf_stem + ".weight"), {hp_.n_embd, width});
+  if (!bias) return matmul(layer_name(base, layer), x, w, {heads, hp_.head_dim});
+  TensorId flat = matmul(layer_name(base + "_flat", layer), x, w, {width});
+  TensorId b = weight(blk(layer, gguf_stem + ".bias"), {width});
+  TensorId biased = add(layer_name(base + "_bias", layer), flat, b);
+  return reshape(layer_name(base, layer), biased, {heads, hp_.head_dim});
+}
+
 TensorId DecoderBuilder::cache_and_attend(int layer, TensorId q, TensorId k, TensorId v) {
   const std::vector<int64_t> cache_shape{hp_.n_ctx, hp_.n_head_kv, hp_.head_dim};
   TensorId k_cache = builder_.state(layer_name("cache_k", layer), GgmlType::F32, cache_shape);
@@ -236,6 +247,25 @@ TensorId DecoderBuilder::attention_and_ffn(int l, TensorId x, TensorId q_rope, T
   return add(layer_name("l_out", l), attn_res, ffn_out);
 }
 
+TensorId DecoderBuilder::decoder_layer(int l, TensorId x, const DecoderLayerSpec& spec) {
+  const std::string router = blk(l, "ffn_gate_inp.weight");
+  if (has_tensor(router))
+    throw Error(gguf_.path() + ": " + router + ": " + hp_.arch +
+                " mixture-of-experts layers are not supported by this recognizer");
+  const int64_t hd = hp_.head_dim;
+  TensorId attn_norm = rms_norm(layer_name("attn_norm", l), x, weight(blk(l, "attn_norm.weight"), {hp_.n_embd}));
+  TensorId q = project(l, "q", "attn_q", attn_norm, hp_.n_head, spec.qkv_bias);
+  TensorId k = project(l, "k", "attn_k", attn_norm, hp_.n_head_kv, spec.qkv_bias);
+  TensorId v = project(l, "v", "attn_v", attn_norm, hp_.n_head_kv, spec.qkv_bias);
+  if (spec.qk_norm) {
+    q = head_rms_norm(layer_name("q_norm", l), q, weight(blk(l, "attn_q_norm.weight"), {hd}));
+    k = head_rms_norm(layer_name("k_norm", l), k, weight(blk(l, "attn_k_norm.weight"), {hd}));
+  }
+  TensorId q_rope = rope(layer_name("q_rope", l), q, spec.rope);
+  TensorId k_rope = rope(layer_name("k_rope", l), k, spec.rope);
+  return attention_and_ffn(l, x, q_rope, k_rope, v);
+}
+
 Graph DecoderBuilder::finish_with_head(TensorId x) {
   const int64_t d = hp_.n_embd;
   TensorId norm_w = weight("output_norm.weight", {d});
@@ -248,6 +278,14 @@ Graph DecoderBuilder::finish_with_head(TensorId x) {
   builder_.output(logits);
   builder_.output(next);
   return builder_.finish();
+}
+
+Graph recognize_dense_decoder(const GgufFile& gguf, const std::string& arch,
+                              const RecognizeOptions& options, const DecoderLayerSpec& spec) {
+  DecoderBuilder m(gguf, read_decoder_hparams(gguf, arch, options));
+  TensorId x = m.embed();
+  for (int l = 0; l < static_cast<int>(m.hp().n_layer); ++l) x = m.decoder_layer(l, x, spec);
+  return m.finish_with_head(x);
 }
 
 }  // namespace lanec

@@ -2,8 +2,9 @@
 // qwen.cpp): hyperparameters read from GGUF metadata with the defaults
 // llama.cpp applies, shape-checked weight lookups, and the pieces every dense
 // decoder step has (embedding, KV cache write + attention, SwiGLU FFN,
-// output head). Each architecture file writes its own layer from them, so the
-// differences between architectures stay visible in one place each.
+// output head), and the one layer they all build from them. Each architecture
+// file states how its layer differs (a DecoderLayerSpec), so the differences
+// between architectures stay visible in one place each.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,14 @@ DecoderHparams read_decoder_hparams(const GgufFile& gguf, const std::string& arc
 
 enum class RopeLayout { norm, neox };  // adjacent pairs | halves
 
+// How one dense decoder's layer differs from another's; all else (pre-norm,
+// GQA attention over the KV cache, SwiGLU FFN, residuals) is shared.
+struct DecoderLayerSpec {
+  RopeLayout rope = RopeLayout::norm;
+  bool qkv_bias = false;  // Q, K, V projections add blk.L.attn_{q,k,v}.bias before RoPE
+  bool qk_norm = false;   // per-head RMS norm of Q and K (blk.L.attn_{q,k}_norm.weight, [head_dim]) before RoPE
+};
+
 // Builder plus the GGUF it reads weights from.
 class DecoderBuilder {
  public:
@@ -68,6 +77,11 @@ class DecoderBuilder {
   TensorId add(const std::string& out, TensorId a, TensorId b);
   TensorId reshape(const std::string& out, TensorId x, std::vector<int64_t> shape);
   TensorId rope(const std::string& out, TensorId x, RopeLayout layout);
+  // Layer l's projection of x to heads x head_dim (GGUF weight
+  // blk.L.<gguf_stem>.weight, node `base`); with `bias`, the flat product
+  // plus blk.L.<gguf_stem>.bias, then viewed as heads.
+  TensorId project(int layer, const std::string& base, const std::string& gguf_stem, TensorId x,
+                   int64_t heads, bool bias);
   // Writes k and v at pos into layer l's caches, then attends q over them.
   TensorId cache_and_attend(int layer, TensorId q, TensorId k, TensorId v);
   // SwiGLU FFN of layer l on the normed input: down(silu(gate x) * up x).
@@ -76,6 +90,10 @@ class DecoderBuilder {
   // write and attention, output projection, residual, FFN norm, SwiGLU FFN,
   // residual. Returns the layer's output (the next residual stream).
   TensorId attention_and_ffn(int layer, TensorId x, TensorId q_rope, TensorId k_rope, TensorId v);
+  // One whole pre-norm decoder layer on the residual stream x, shaped by
+  // `spec`: attention norm, Q/K/V projections, optional Q/K norms, RoPE, then
+  // attention_and_ffn. Mixture-of-experts layers are an Error naming the tensor.
+  TensorId decoder_layer(int layer, TensorId x, const DecoderLayerSpec& spec);
   // output_norm, output head (output.weight or, when absent, token_embd),
   // logits and next_token outputs. Returns the finished, verified graph.
   Graph finish_with_head(TensorId x);
@@ -94,6 +112,11 @@ class DecoderBuilder {
 };
 
 std::string ne_to_string(const std::vector<int64_t>& ne);
+
+// The step graph of a dense decoder `arch` whose every layer is
+// decoder_layer(spec): embedding, the layers, output head.
+Graph recognize_dense_decoder(const GgufFile& gguf, const std::string& arch,
+                              const RecognizeOptions& options, const DecoderLayerSpec& spec);
 
 Graph recognize_llama(const GgufFile& gguf, const RecognizeOptions& options);
 Graph recognize_qwen2(const GgufFile& gguf, const RecognizeOptions& options);

@@ -1,36 +1,15 @@
 // llama: pre-norm decoder, GQA attention with RoPE in the NORM layout
 // (rotation of adjacent pairs: GGUF stores Q/K rows permuted for it), SwiGLU
 // FFN, RMS norms; output head output.weight or, when absent, token_embd.
-#include "lib/common/error.h"
-#include "lib/gguf/gguf_file.h"
+// No projection biases, no Q/K norms: the plain DecoderLayerSpec.
 #include "lib/graph/recognize/decoder_parts.h"
 
 namespace lanec {
 
 Graph recognize_llama(const GgufFile& gguf, const RecognizeOptions& options) {
-  DecoderBuilder m(gguf, read_decoder_hparams(gguf, "llama", options));
-  const DecoderHparams& hp = m.hp();
-  const int64_t d = hp.n_embd, hd = hp.head_dim;
-  const int64_t q_dim = hp.n_head * hd, kv_dim = hp.n_head_kv * hd;
-
-  TensorId x = m.embed();
-  for (int l = 0; l < static_cast<int>(hp.n_layer); ++l) {
-    if (m.has_tensor(m.blk(l, "ffn_gate_inp.weight")))
-      throw Error(gguf.path() + ": " + m.blk(l, "ffn_gate_inp.weight") +
-                  ": llama mixture-of-experts layers are not supported yet");
-    TensorId attn_norm = m.rms_norm(layer_name("attn_norm", l), x,
-                                    m.weight(m.blk(l, "attn_norm.weight"), {d}));
-    TensorId q = m.matmul(layer_name("q", l), attn_norm,
-                          m.weight(m.blk(l, "attn_q.weight"), {d, q_dim}), {hp.n_head, hd});
-    TensorId k = m.matmul(layer_name("k", l), attn_norm,
-                          m.weight(m.blk(l, "attn_k.weight"), {d, kv_dim}), {hp.n_head_kv, hd});
-    TensorId v = m.matmul(layer_name("v", l), attn_norm,
-                          m.weight(m.blk(l, "attn_v.weight"), {d, kv_dim}), {hp.n_head_kv, hd});
-    TensorId q_rope = m.rope(layer_name("q_rope", l), q, RopeLayout::norm);
-    TensorId k_rope = m.rope(layer_name("k_rope", l), k, RopeLayout::norm);
-    x = m.attention_and_ffn(l, x, q_rope, k_rope, v);
-  }
-  return m.finish_with_head(x);
+  DecoderLayerSpec spec;
+  spec.rope = RopeLayout::norm;
+  return recognize_dense_decoder(gguf, "llama", options, spec);
 }
 
 }  // namespace lanec
