@@ -239,7 +239,7 @@ class Linker {
     }
     if (p.format == GgmlType::Q8_0 && knobs_.activations != ActivationNumerics::dequant) {
       p.numerics = knobs_.activations == ActivationNumerics::two_pass_int8 ? GemvNumerics::int8x2 : GemvNumerics::int8;
-      p.x_q8 = x.name + ".q8";
+      p.x_q8 = int8_form_of(x.name);
     } else {
       p.x = x.name;
     }
@@ -443,6 +443,15 @@ class Linker {
     p.head_dim = hd;
     p.n_ctx = kc.shape[0];
     emit(n, LaunchKind::attention, p.out, p);
+  }
+
+  // The name of the int8 form of `tensor`, declared once.
+  std::string int8_form_of(const std::string& tensor) {
+    const std::string form = tensor + ".q8";
+    for (const Int8FormDecl& d : plan_.int8_forms)
+      if (d.name == form) return form;
+    plan_.int8_forms.push_back({form, tensor});
+    return form;
   }
 
   void plan_packs() {

@@ -31,10 +31,18 @@ struct PackDecl {
   int64_t elements = 0;
 };
 
+// An int8 form of an activation a GEMV reads ("<tensor>.q8"); the size stage
+// plans its buffer and who writes it.
+struct Int8FormDecl {
+  std::string name;     // "attn_norm_l03.q8"
+  std::string tensor;   // "attn_norm_l03"
+};
+
 struct LinkedPlan {
   std::vector<Launch> launches;
   std::vector<ViewDecl> views;
   std::vector<PackDecl> packs;
+  std::vector<Int8FormDecl> int8_forms;  // in first-use order, no repeats
 };
 
 LinkedPlan link_launches(const FusedGraph& fused, const Knobs& knobs);

@@ -28,13 +28,6 @@ int64_t chunk_elems(GgmlType format) {
   }
 }
 
-std::string strip_q8(const std::string& name) {
-  const std::string suffix = ".q8";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    return name.substr(0, name.size() - suffix.size());
-  return "";
-}
-
 class Sizer {
  public:
   Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, bool held, RuleTally& tally)
@@ -44,6 +37,7 @@ class Sizer {
       views_[v.tensor] = v;
     }
     for (const PackDecl& p : linked.packs) packs_[p.name] = p.elements;
+    for (const Int8FormDecl& d : linked.int8_forms) int8_forms_[d.name] = d.tensor;
   }
 
   SizedPlan run() {
@@ -95,14 +89,16 @@ class Sizer {
     }
   }
 
+  // The tensor an int8 form buffer holds, or "" for any other buffer.
+  std::string int8_form_tensor(const std::string& name) const {
+    auto it = int8_forms_.find(name);
+    return it == int8_forms_.end() ? "" : it->second;
+  }
+
   void add_int8_forms(std::vector<Launch>& launches) {
-    std::vector<std::string> needed;
-    for (const Launch& l : launches)
-      if (const auto* p = std::get_if<GemvLaunch>(&l.params))
-        if (!p->x_q8.empty() && std::find(needed.begin(), needed.end(), p->x_q8) == needed.end())
-          needed.push_back(p->x_q8);
-    for (const std::string& q8 : needed) {
-      std::string tensor = strip_q8(q8);
+    for (const Int8FormDecl& form : linked_.int8_forms) {
+      const std::string& q8 = form.name;
+      const std::string& tensor = form.tensor;
       int64_t n = g_.tensor(g_.id_of(tensor)).numel();
       if (n % kQ8Block != 0)
         throw Error("no kernel for the int8 form of " + tensor + ": int8 activations come in blocks "
@@ -170,7 +166,7 @@ class Sizer {
       a->n_split = choose_attention_splits(a->n_head / a->heads_per_block, a->n_ctx, knobs_.chip.sms);
       if (a->n_split > 1) {
         // Named after the output tensor (its f32 form may be unplanned: int8 only).
-        const std::string stem = a->out.empty() ? strip_q8(a->out_q8) : a->out;
+        const std::string stem = a->out.empty() ? int8_form_tensor(a->out_q8) : a->out;
         LANEC_ASSERT(!stem.empty(), "attention " + l.name + " writes no output");
         a->part_acc = stem + ".split_acc";
         a->part_ml = stem + ".split_ml";
@@ -201,7 +197,7 @@ class Sizer {
   Buffer tensor_buffer(const std::string& name) const {
     Buffer b;
     b.name = name;
-    if (std::string base = strip_q8(name); !base.empty()) {
+    if (std::string base = int8_form_tensor(name); !base.empty()) {
       const Tensor& t = g_.tensor(g_.id_of(base));
       b.role = BufferRole::activation;
       b.form = knobs_.activations == ActivationNumerics::two_pass_int8 ? BufferForm::q8x2 : BufferForm::q8;
@@ -325,6 +321,7 @@ class Sizer {
   RuleTally& tally_;
   std::map<std::string, ViewDecl> views_;
   std::map<std::string, int64_t> packs_;
+  std::map<std::string, std::string> int8_forms_;  // form buffer -> tensor
   std::set<std::string> kv_caches_;
 };
 
