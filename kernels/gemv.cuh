@@ -55,16 +55,6 @@ struct GemvParams {
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
 };
 
-// Row blocks of a launch: all rows (gate rows for a SwiGLU pair) in blocks of
-// `groups` row groups of RowsPerWarp rows.
-__host__ __device__ inline int gemv_row_blocks(const GemvParams& p, int rows_per_warp, bool swiglu, int groups) {
-  int rows = 0;
-  for (int q = 0; q < p.n_parts; ++q) rows += p.parts[q].rows;
-  if (swiglu) rows = p.parts[0].rows;
-  const int per_block = rows_per_warp * groups;
-  return (rows + per_block - 1) / per_block;
-}
-
 // Elements of x covered by one 16-byte chunk of a weight row.
 template <WeightFormat F>
 __host__ __device__ constexpr int gemv_chunk_elems() {
@@ -191,11 +181,10 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
 // each warp-wide load is 512 contiguous bytes of one row, and the activation
 // chunk is loaded once per c and reused across the rows. Lane partial sums
 // are reduced with shuffles, slices through shared memory, and slice 0 of
-// each group applies the epilogue. Block b computes row block b (groups row
-// groups).
+// each group applies the epilogue.
 namespace gemv_detail {
 
-// One warp's rows of one row block, resolved to (part, local row) and
+// This warp's rows, resolved to (part, local row) and
 // pointers, with the first weight chunk of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
 // previous launch.
@@ -210,11 +199,11 @@ struct WarpRows {
 };
 
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void resolve_rows(const GemvParams& p, int row_block, WarpRows<F, RowsPerWarp, Swiglu>& w) {
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int slice = threadIdx.y % p.split_k;
   const int groups = blockDim.y / p.split_k;
-  const int first_row = (row_block * groups + threadIdx.y / p.split_k) * RowsPerWarp;
+  const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
   const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
 #pragma unroll
@@ -347,11 +336,11 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
-  gemv_detail::resolve_rows(p, blockIdx.x, rows);
+  gemv_detail::resolve_rows(p, rows);
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #else
   pdl_wait();
-  gemv_detail::resolve_rows(p, blockIdx.x, rows);
+  gemv_detail::resolve_rows(p, rows);
 #endif
   gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
 }
@@ -368,13 +357,16 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (Swiglu && (p.n_parts != 2 || p.parts[0].rows != p.parts[1].rows)) return invalid_launch();
   if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
   if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
+  int rows = 0;
   for (int q = 0; q < p.n_parts; ++q) {
     if (p.parts[q].rows <= 0 || !aligned16(p.parts[q].w)) return invalid_launch();
     if (p.parts[q].y == nullptr && !(Swiglu && q == 1)) return invalid_launch();
+    rows += p.parts[q].rows;
   }
+  if (Swiglu) rows = p.parts[0].rows;
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
-  const int grid = gemv_row_blocks(p, RowsPerWarp, Swiglu, groups);
+  const int grid = ceil_div(rows, RowsPerWarp * groups);
   return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
