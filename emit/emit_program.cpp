@@ -486,6 +486,14 @@ class ProgramEmitter {
     launch_call("launch_embed<" + fmt + ", " + (e.norm_weight.empty() ? "false" : "true") + ">");
   }
 
+  // The out_qs / out_d (and, for a two-word form, out_lo) fields of a launch
+  // that writes the int8 form `q8`.
+  void int8_outputs(const std::string& q8) {
+    out_ << "    p.out_qs = " << qs(q8) << ";\n";
+    out_ << "    p.out_d = " << qd(q8) << ";\n";
+    if (buf(q8).form == BufferForm::q8x2) out_ << "    p.out_lo = " << ptr(q8) << ".lo;\n";
+  }
+
   void emit(const Launch&, const RmsNormLaunch& r) {
     auto& o = out_;
     const bool add = !r.residual.empty();
@@ -498,11 +506,7 @@ class ProgramEmitter {
     }
     o << "    p.w = " << f32_ptr(r.weight) << ";\n";
     o << "    p.out = " << f32_ptr(r.out) << ";\n";
-    if (quant) {
-      LANEC_ASSERT(buf(r.out_q8).form == BufferForm::q8, "rms_norm writes one-word int8 forms only: " + r.out_q8);
-      o << "    p.out_qs = " << qs(r.out_q8) << ";\n";
-      o << "    p.out_d = " << qd(r.out_q8) << ";\n";
-    }
+    if (quant) int8_outputs(r.out_q8);
     o << "    p.eps = " << float_literal(r.eps) << ";\n";
     o << "    p.n = " << r.n << ";\n";
     launch_call(std::string("launch_rms_norm<") + (add ? "true" : "false") + ", " + (quant ? "true" : "false") + ">");
@@ -512,10 +516,8 @@ class ProgramEmitter {
     auto& o = out_;
     o << "    QuantizeParams p{};\n";
     o << "    p.x = " << f32_ptr(q.x) << ";\n";
-    o << "    p.out_qs = " << qs(q.out_q8) << ";\n";
-    o << "    p.out_d = " << qd(q.out_q8) << ";\n";
+    int8_outputs(q.out_q8);
     o << "    p.n = " << q.n << ";\n";
-    if (buf(q.out_q8).form == BufferForm::q8x2) o << "    p.out_lo = " << ptr(q.out_q8) << ".lo;\n";
     launch_call("launch_quantize_q8");
   }
 
@@ -624,11 +626,7 @@ class ProgramEmitter {
     o << "    p.part_acc = " << (a.n_split > 1 ? f32_ptr(a.part_acc) : "nullptr") << ";\n";
     o << "    p.part_ml = " << (a.n_split > 1 ? f32_ptr(a.part_ml) : "nullptr") << ";\n";
     o << "    p.done = " << (a.n_split > 1 ? ptr(a.done) : "nullptr") << ";\n";
-    if (!a.out_q8.empty()) {
-      LANEC_ASSERT(buf(a.out_q8).form == BufferForm::q8, "attention writes one-word int8 forms only: " + a.out_q8);
-      o << "    p.out_qs = " << qs(a.out_q8) << ";\n";
-      o << "    p.out_d = " << qd(a.out_q8) << ";\n";
-    }
+    if (!a.out_q8.empty()) int8_outputs(a.out_q8);
     o << "    p.pos = " << ptr(a.pos) << ";\n";
     o << "    p.scale = " << float_literal(a.scale) << ";\n";
     o << "    p.n_head = " << a.n_head << ";\n";

@@ -16,7 +16,8 @@
 // allocation, so every launch and graph replay starts from zero).
 // len is read from the device so a captured graph replays for every step.
 // Optionally (out_qs non-null) the output is also written in its int8 form
-// (blocks.h layout, quantize_block_warp), for a GEMV that reads it.
+// (blocks.h layout, quantize_block_warp; with out_lo the two-word form), for
+// a GEMV that reads it.
 #pragma once
 
 #include <type_traits>
@@ -37,6 +38,7 @@ struct AttentionParams {
                           // zero between launches (n_split > 1 only)
   int8_t* out_qs;         // optional int8 form of out: [n_head * head_dim]
   float* out_d;           // its scales, [n_head * head_dim / 32]
+  int8_t* out_lo;         // its low words (two-word form), or nullptr (one word)
   const int* pos;         // device int32: position of this token; len = min(pos + 1, n_ctx)
   float scale;            // score scale, normally 1/sqrt(head_dim)
   int n_head;
@@ -103,7 +105,8 @@ __device__ __forceinline__ void attention_store(const AttentionParams& p, int i,
   if (p.out != nullptr) p.out[i] = v;
   if (p.out_qs != nullptr) {
     const int block = i / kQ8Block;
-    quantize_block_warp(v, p.out_qs + block * kQ8Block, p.out_d + block, i % kQ8Block);
+    quantize_block_warp(v, p.out_qs + block * kQ8Block, p.out_d + block, i % kQ8Block,
+                        p.out_lo != nullptr ? p.out_lo + block * kQ8Block : nullptr);
   }
 }
 

@@ -3,7 +3,8 @@
 //   AddResidual: h = x + residual is formed first, written to h_out (the new
 //                residual stream) and normalized;
 //   Quantize:    y is also (or only) written as int8 activations (blocks.h
-//                layout) for the int8 GEMV that consumes it.
+//                layout; with out_lo the two-word form) for the int8 GEMV
+//                that consumes it.
 #pragma once
 
 #include "common.cuh"
@@ -21,51 +22,89 @@ struct RmsNormParams {
   float* out_d;           // [n/32] block scales; used only when Quantize
   float eps;
   int n;                  // a multiple of 32 when Quantize
+  int8_t* out_lo;         // [n] low words of the two-word form, or nullptr (one word); Quantize only
 };
 
-// Thread mapping: one block of kRmsNormThreads threads for the vector.
-// Pass 1: thread t reads elements t, t+blockDim, ... (coalesced), forms h and
-// the sum of squares; block reduction. Pass 2: element-strided again, or with
-// Quantize one warp per 32-element block (lane = element) so each warp can
-// take the block's max|y| with shuffles. Pass 2 re-reads h from global memory;
-// the barrier inside block_sum makes pass 1's writes visible.
+// Thread mapping: one block of kRmsNormThreads threads for the vector; thread
+// t holds elements t, t + blockDim, ... (PerThread of them) in registers from
+// the load to the store, so the vector is read once and the only barrier is
+// the sum's. With Quantize, a warp's 32 elements are one int8 block (lane =
+// element), so each warp takes its blocks' max|y| with shuffles.
 constexpr int kRmsNormThreads = 1024;
+constexpr int kRmsNormMaxPerThread = 16;  // vectors of up to 16384 elements
 
-template <bool AddResidual, bool Quantize>
+// Whether the norm weights load before pdl_wait() (constants, like the GEMV's
+// first weight chunk: the load overlaps the previous launch).
+#ifndef LANEC_NORM_PRELOAD
+#define LANEC_NORM_PRELOAD 1
+#endif
+
+template <bool AddResidual, bool Quantize, int PerThread>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
-  pdl_wait();  // before any global memory access (see common.cuh)
   __shared__ float scratch[kWarpSize];
+  float w[PerThread];
+#if !LANEC_NORM_PRELOAD
+  pdl_wait();
+#endif
+#pragma unroll
+  for (int j = 0; j < PerThread; ++j) {
+    const int i = threadIdx.x + j * kRmsNormThreads;
+    w[j] = i < p.n ? p.w[i] : 0.0f;
+  }
+#if LANEC_NORM_PRELOAD
+  pdl_wait();  // before any access to what earlier launches write (see common.cuh)
+#endif
+  float h[PerThread];
   float sumsq = 0.0f;
-  for (int i = threadIdx.x; i < p.n; i += blockDim.x) {
-    float v = p.x[i];
-    if constexpr (AddResidual) {
-      v += p.residual[i];
-      p.h_out[i] = v;
+#pragma unroll
+  for (int j = 0; j < PerThread; ++j) {
+    const int i = threadIdx.x + j * kRmsNormThreads;
+    h[j] = 0.0f;
+    if (i < p.n) {
+      h[j] = p.x[i];
+      if constexpr (AddResidual) {
+        h[j] += p.residual[i];
+        p.h_out[i] = h[j];
+      }
     }
-    sumsq += v * v;
+    sumsq += h[j] * h[j];
   }
   const float inv = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(p.n) + p.eps);
-  const float* h = AddResidual ? p.h_out : p.x;
-  if constexpr (Quantize) {
-    const int lane = threadIdx.x % kWarpSize;
-    const int n_warps = blockDim.x / kWarpSize;
-    for (int b = threadIdx.x / kWarpSize; b < p.n / kQ8Block; b += n_warps) {
-      const int i = b * kQ8Block + lane;
-      const float y = h[i] * inv * p.w[i];
-      if (p.out != nullptr) p.out[i] = y;
-      quantize_block_warp(y, p.out_qs + b * kQ8Block, p.out_d + b, lane);
+  const int lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int j = 0; j < PerThread; ++j) {
+    const int i = threadIdx.x + j * kRmsNormThreads;
+    if (i >= p.n) break;  // uniform over a warp when Quantize (n a multiple of 32)
+    const float y = h[j] * inv * w[j];
+    if (!Quantize || p.out != nullptr) p.out[i] = y;
+    if constexpr (Quantize) {
+      const int b = i / kQ8Block;
+      quantize_block_warp(y, p.out_qs + b * kQ8Block, p.out_d + b, lane,
+                          p.out_lo != nullptr ? p.out_lo + b * kQ8Block : nullptr);
     }
-  } else {
-    for (int i = threadIdx.x; i < p.n; i += blockDim.x) p.out[i] = h[i] * inv * p.w[i];
   }
 }
 
+namespace rms_norm_detail {
+
+template <bool AddResidual, bool Quantize, int PerThread>
+cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
+  if (p.n > PerThread * kRmsNormThreads) {
+    if constexpr (PerThread < kRmsNormMaxPerThread) return launch<AddResidual, Quantize, 2 * PerThread>(p, stream);
+    return invalid_launch();
+  }
+  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, 1, kRmsNormThreads, 0, stream, p);
+}
+
+}  // namespace rms_norm_detail
+
 template <bool AddResidual, bool Quantize>
 cudaError_t launch_rms_norm(const RmsNormParams& p, cudaStream_t stream) {
-  if (p.n <= 0 || (Quantize && p.n % kQ8Block != 0)) return invalid_launch();
+  if (p.n <= 0 || p.n > kRmsNormMaxPerThread * kRmsNormThreads || (Quantize && p.n % kQ8Block != 0))
+    return invalid_launch();
   if (AddResidual && (p.residual == nullptr || p.h_out == nullptr)) return invalid_launch();
   if (Quantize ? (p.out_qs == nullptr || p.out_d == nullptr) : p.out == nullptr) return invalid_launch();
-  return launch_kernel(rms_norm_kernel<AddResidual, Quantize>, 1, kRmsNormThreads, 0, stream, p);
+  return rms_norm_detail::launch<AddResidual, Quantize, 1>(p, stream);
 }
 
 }  // namespace lanec::kernels

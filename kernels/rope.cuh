@@ -16,8 +16,8 @@
 //   NORM mode: elements (2i, 2i+1)            (llama, GGUF's default layout)
 //   NEOX mode: elements (i, i + rope_dims/2)  (qwen2, qwen3)
 // Elements from rope_dims to head_dim are left unrotated (partial rotary).
-// The angle is computed in double: at positions near 10^5 an f32 angle is
-// off by ~1e-2 rad; double costs nothing at n_head*head_dim/2 angles a step.
+// The angle is formed and reduced in double (rope_cos_sin); the inverse
+// frequencies and norm weights are constants, loaded before the wait.
 #pragma once
 
 #include "common.cuh"
@@ -60,28 +60,78 @@ struct RopeParams {
 // are disjoint from x.
 constexpr int kRopeWarps = 4;
 
+// Whether the constants (the pairs' inverse frequencies, the norm weights)
+// load before pdl_wait(), overlapping the previous launch as the GEMV's first
+// weight chunk does.
+#ifndef LANEC_ROPE_PRELOAD
+#define LANEC_ROPE_PRELOAD 1
+#endif
+
+constexpr int kRopeMaxHeadDim = 256;
+constexpr int kRopeMaxPairIters = kRopeMaxHeadDim / 2 / kWarpSize;  // pairs a lane rotates, at most
+constexpr int kRopeMaxTailIters = kRopeMaxHeadDim / kWarpSize;      // unrotated elements a lane, at most
+
+// cos and sin of pos * inv_freq: the angle is formed and reduced to [-pi, pi]
+// in double (at positions near 10^5 an f32 angle is off by ~1e-2 rad), then
+// the reduced angle's sine and cosine are taken in f32 (their f32 results
+// are all the rotation uses; the reduced f32 angle is off by < 2e-7 rad).
+__device__ __forceinline__ void rope_cos_sin(double pos, double inv_freq, float* cs, float* sn) {
+  const double turns = pos * inv_freq * 0.15915494309189535;  // 1 / (2 pi)
+  const double reduced = (turns - rint(turns)) * 6.283185307179586;
+  sincosf(static_cast<float>(reduced), sn, cs);
+}
+
 template <RopeMode Mode, CachePrecision C>
 __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __grid_constant__ RopeParams p) {
-  pdl_wait();  // before any global memory access (see common.cuh)
+#if !LANEC_ROPE_PRELOAD
+  pdl_wait();
+#endif
   const int lane = threadIdx.x % kWarpSize;
   int head = blockIdx.x * kRopeWarps + threadIdx.x / kWarpSize;
   int part = 0;
   while (part < p.n_parts && head >= p.parts[part].n_head) head -= p.parts[part++].n_head;
-  const int pos_row = *p.pos;
-  const bool row_in_cache = pos_row >= 0 && pos_row < p.n_ctx;
 
   if (part >= p.n_parts) {  // a V row: copied into the V cache as it is
-    if (p.v == nullptr || head >= p.n_v_head || !row_in_cache) return;
+#if LANEC_ROPE_PRELOAD
+    pdl_wait();  // before any access to what earlier launches write (see common.cuh)
+#endif
+    const int pos_row = *p.pos;
+    if (p.v == nullptr || head >= p.n_v_head || pos_row < 0 || pos_row >= p.n_ctx) return;
     const float* v = p.v + static_cast<size_t>(head) * p.head_dim;
     for (int i = lane; i < p.head_dim; i += kWarpSize)
       store_cache_element<C>(p.v_cache, cache_index(head, pos_row, p.n_ctx, p.head_dim, i), v[i]);
     return;
   }
 
+  // Pair k of this lane is i = lane + 32k: elements a(i), b(i); tail element
+  // t of this lane is rope_dims + lane + 32t.
   const RopePart& pt = p.parts[part];
+  const int half = p.rope_dims / 2;
+  auto pair_a = [&](int i) { return Mode == RopeMode::norm ? 2 * i : i; };
+  auto pair_b = [&](int i) { return Mode == RopeMode::norm ? 2 * i + 1 : i + half; };
+  double inv_freq[kRopeMaxPairIters];
+  float wa[kRopeMaxPairIters], wb[kRopeMaxPairIters], wt[kRopeMaxTailIters];
+#pragma unroll
+  for (int k = 0; k < kRopeMaxPairIters; ++k) {
+    const int i = lane + kWarpSize * k;
+    const bool in = i < half;
+    inv_freq[k] = in ? pow(static_cast<double>(p.theta_base), -2.0 * i / p.rope_dims) : 0.0;
+    wa[k] = in && pt.norm_w != nullptr ? pt.norm_w[pair_a(i)] : 1.0f;
+    wb[k] = in && pt.norm_w != nullptr ? pt.norm_w[pair_b(i)] : 1.0f;
+  }
+#pragma unroll
+  for (int t = 0; t < kRopeMaxTailIters; ++t) {
+    const int i = p.rope_dims + lane + kWarpSize * t;
+    wt[t] = i < p.head_dim && pt.norm_w != nullptr ? pt.norm_w[i] : 1.0f;
+  }
+#if LANEC_ROPE_PRELOAD
+  pdl_wait();  // before any access to what earlier launches write (see common.cuh)
+#endif
+
+  const int pos_row = *p.pos;
   float* x = pt.x + static_cast<size_t>(head) * p.head_dim;
   const bool store_x = !(pt.cache_only && pt.cache != nullptr);
-  void* const cache = row_in_cache ? pt.cache : nullptr;
+  void* const cache = pos_row >= 0 && pos_row < p.n_ctx ? pt.cache : nullptr;
   auto result = [&](int i, float value) {
     if (store_x) x[i] = value;
     if (cache != nullptr) store_cache_element<C>(cache, cache_index(head, pos_row, p.n_ctx, p.head_dim, i), value);
@@ -93,24 +143,29 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     for (int i = lane; i < p.head_dim; i += kWarpSize) sumsq += x[i] * x[i];
     inv = rsqrtf(warp_sum(sumsq) / static_cast<float>(p.head_dim) + p.eps);
   }
-  auto scaled = [&](int i) { return pt.norm_w != nullptr ? x[i] * inv * pt.norm_w[i] : x[i]; };
+  // x * inv * w as the reference forms it (inv is 1 and w 1 without the norm).
+  auto scaled = [&](int i, float w) { return pt.norm_w != nullptr ? x[i] * inv * w : x[i]; };
 
   const double pos = static_cast<double>(pos_row);
-  const int half = p.rope_dims / 2;
-  for (int i = lane; i < half; i += kWarpSize) {
-    const int a = Mode == RopeMode::norm ? 2 * i : i;
-    const int b = Mode == RopeMode::norm ? 2 * i + 1 : i + half;
-    const double angle = pos * pow(static_cast<double>(p.theta_base), -2.0 * i / p.rope_dims);
-    double s, c;
-    sincos(angle, &s, &c);
-    const float cs = static_cast<float>(c), sn = static_cast<float>(s);
-    const float xa = scaled(a), xb = scaled(b);
+#pragma unroll
+  for (int k = 0; k < kRopeMaxPairIters; ++k) {
+    const int i = lane + kWarpSize * k;
+    if (i >= half) break;
+    float cs, sn;
+    rope_cos_sin(pos, inv_freq[k], &cs, &sn);
+    const int a = pair_a(i), b = pair_b(i);
+    const float xa = scaled(a, wa[k]), xb = scaled(b, wb[k]);
     result(a, xa * cs - xb * sn);
     result(b, xa * sn + xb * cs);
   }
   // The unrotated tail changes only under the norm, but the cache row needs it either way.
   if (pt.norm_w != nullptr || cache != nullptr) {
-    for (int i = p.rope_dims + lane; i < p.head_dim; i += kWarpSize) result(i, scaled(i));
+#pragma unroll
+    for (int t = 0; t < kRopeMaxTailIters; ++t) {
+      const int i = p.rope_dims + lane + kWarpSize * t;
+      if (i >= p.head_dim) break;
+      result(i, scaled(i, wt[t]));
+    }
   }
 }
 
@@ -118,7 +173,7 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
 template <RopeMode Mode, CachePrecision C = CachePrecision::f32>
 cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
   // rope_dims 0 rotates nothing: a per-head norm alone (head_norm_rope held).
-  if (p.head_dim <= 0 || p.head_dim % 2 != 0 || p.rope_dims < 0 || p.rope_dims % 2 != 0 ||
+  if (p.head_dim <= 0 || p.head_dim % 2 != 0 || p.head_dim > kRopeMaxHeadDim || p.rope_dims < 0 || p.rope_dims % 2 != 0 ||
       p.rope_dims > p.head_dim || p.n_parts < 1 || p.n_parts > kRopeMaxParts)
     return invalid_launch();
   int heads = 0;

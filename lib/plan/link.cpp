@@ -118,6 +118,7 @@ class Linker {
         p.out = name(op.outputs[0]);
         p.eps = op.get_float("eps");
         p.n = g_.tensor(op.inputs[0]).numel();
+        check_norm_length(index, p.n);
         return emit(n, LaunchKind::rms_norm, p.out, p);
       }
       case OpKind::head_rms_norm:
@@ -188,7 +189,17 @@ class Linker {
     p.out = name(norm.outputs[0]);
     p.eps = norm.get_float("eps");
     p.n = g_.tensor(add.outputs[0]).numel();
+    check_norm_length(n.ops[1], p.n);
     emit(n, LaunchKind::rms_norm, p.out, p);
+  }
+
+  // kernels/rms_norm.cuh keeps the vector in the registers of one block:
+  // 16 elements a thread of 1024.
+  void check_norm_length(size_t index, int64_t n) const {
+    constexpr int64_t kMaxNormLength = 16384;
+    if (n > kMaxNormLength)
+      no_kernel(g_, index, "the RMS norm kernel takes vectors of up to " + std::to_string(kMaxNormLength) +
+                               " elements (one block holds them in registers), got " + std::to_string(n));
   }
 
   void link_gemv(const FusedNode& n) {
@@ -335,6 +346,8 @@ class Linker {
       p.parts.push_back(part);
       p.pos = name(op.inputs[1]);
       p.head_dim = g_.tensor(x).cols();
+      if (p.head_dim > 256)
+        no_kernel(g_, i, "the rope kernel takes head sizes up to 256, got " + std::to_string(p.head_dim));
       p.rope_dims = op.get_int("n_rot");
       p.neox = op.get_string("mode") == "neox";
       p.theta_base = op.get_float("freq_base");

@@ -103,18 +103,14 @@ class Sizer {
       if (n % kQ8Block != 0)
         throw Error("no kernel for the int8 form of " + tensor + ": int8 activations come in blocks "
                     "of 32, got " + std::to_string(n) + " elements");
+      // The rms_norm or attention that makes the tensor writes its int8 form
+      // (both forms: the quantize math runs on values it holds in registers).
       bool fused = false;
-      if (knobs_.activations == ActivationNumerics::int8) {
-        for (Launch& l : launches) {
-          auto* norm = std::get_if<RmsNormLaunch>(&l.params);
-          if (!norm || norm->out != tensor) continue;
+      for (Launch& l : launches) {
+        if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) {
           norm->out_q8 = q8;
           fused = true;
-        }
-        // The attention output too: its launch quantizes as it writes.
-        for (Launch& l : launches) {
-          auto* attn = std::get_if<AttentionLaunch>(&l.params);
-          if (!attn || attn->out != tensor) continue;
+        } else if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) {
           attn->out_q8 = q8;
           fused = true;
         }

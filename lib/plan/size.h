@@ -2,11 +2,10 @@
 // forms, per-launch parameters chosen from the chip, and the buffers.
 //
 //  - int8 forms: a GEMV over q8_0 weights reads "<x>.q8" when the knobs ask
-//    for int8 activations. With activations=int8 the rms_norm or attention
-//    that makes x writes the int8 form itself (and its f32 form only if
-//    something else reads it); otherwise a quantize launch runs just before the first GEMV
-//    that reads it. With two-pass-int8 every int8 form comes from a quantize
-//    launch (the second pass over a finished f32 vector).
+//    for int8 activations (two words each under two-pass-int8). The rms_norm
+//    or attention that makes x writes the int8 form itself (and its f32 form
+//    only if something else reads it); otherwise a quantize launch runs just
+//    before the first GEMV that reads it.
 //  - parameters: GEMV rows a warp (rule rows_a_warp) and split_k, attention
 //    context splits from the SM count, the argmax grid (blocks over the
 //    logits), and the attention smem check against smem_kib_per_block.

@@ -126,9 +126,12 @@ TEST_CASE("two-pass-int8 programs read and write both int8 words", "[emit]") {
   CHECK(code.find("Activation::int8x2") != std::string::npos);
   CHECK(code.find("Activation::int8,") == std::string::npos);
   CHECK(code.find("p.x_lo = b.attn_norm_l00_q8.lo;") != std::string::npos);
-  // Every int8 form comes from a quantize launch that writes the low word.
+  // The norm, the attention and the SwiGLU's quantize launch write the low words.
   CHECK(code.find("p.out_lo = b.attn_norm_l00_q8.lo;") != std::string::npos);
-  CHECK(code.find("launch_rms_norm<false, true>") == std::string::npos);
+  CHECK(code.find("launch_rms_norm<false, true>") != std::string::npos);
+  CHECK(code.find("p.out_lo = b.attn_l00_q8.lo;") != std::string::npos);
+  CHECK(code.find("p.out_lo = b.ffn_act_l00_q8.lo;") != std::string::npos);
+  CHECK(code.find("launch_quantize_q8") != std::string::npos);
   // The form's three planes: n high, n low, n/32 scales.
   CHECK(code.find("int8 high + int8 low + f32 scale per 32") != std::string::npos);
 }

@@ -334,11 +334,24 @@ void sweep_rms_norm_case(int n) {
     check(tag + " d", d_d.download(), d_ref, 0.0, 2e-6);
     // y within float rounding of the reference may round to the neighbouring step.
     check(tag + " qs", to_float(d_qs.download()), to_float(qs_ref), 1.0, 0.0);
+    // The two-word form: the same high words, and the low words of the kernel's own y.
+    const auto y = out.download();
+    const auto qs_one_word = to_float(d_qs.download());
+    DeviceBuffer<int8_t> d_lo(static_cast<size_t>(n));
+    p.out_lo = d_lo.get();
+    expect_ok("rms_norm two words", launch_rms_norm<AddResidual, Quantize>(p, nullptr));
+    std::vector<int8_t> qs_y(static_cast<size_t>(n)), lo_ref(static_cast<size_t>(n));
+    std::vector<float> d_y(static_cast<size_t>(n / kQ8Block));
+    ref::quantize_q8(y.data(), n, qs_y.data(), d_y.data());
+    ref::quantize_q8_low(y.data(), n, qs_y.data(), d_y.data(), lo_ref.data());
+    check(tag + " two words: qs", to_float(d_qs.download()), qs_one_word, 0.0, 0.0);
+    check(tag + " two words: low words", to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
   }
 }
 
 void sweep_rms_norm() {
-  for (int n : {96, 896, 1000, 4096, 5120}) {
+  // 1..16 elements a thread (the launcher's PerThread steps), and the largest vector.
+  for (int n : {96, 896, 1000, 1056, 4096, 5120, 9728, 16384}) {
     sweep_rms_norm_case<false, false>(n);
     sweep_rms_norm_case<true, false>(n);
     if (n % kQ8Block != 0) {
@@ -350,6 +363,11 @@ void sweep_rms_norm() {
     }
     sweep_rms_norm_case<false, true>(n);
     sweep_rms_norm_case<true, true>(n);
+  }
+  {
+    RmsNormParams p{};
+    p.n = 16384 + 32;
+    expect_refused("rms_norm n=16416 (more than 16 elements a thread)", launch_rms_norm<false, false>(p, nullptr));
   }
   for (int n : {32, 1024, 9728}) {
     const auto x = random_floats(static_cast<size_t>(n), -3.0f, 3.0f);
@@ -589,6 +607,9 @@ void sweep_rope() {
   DeviceBuffer<float> buf(64);
   p.parts[0].x = buf.get();
   expect_refused("rope rope_dims > head_dim", launch_rope<RopeMode::neox>(p, nullptr));
+  p.head_dim = 258;
+  p.rope_dims = 64;
+  expect_refused("rope head_dim > 256", launch_rope<RopeMode::neox>(p, nullptr));
 }
 
 // ---- rope with the cache row write (rule row_write) ------------------------------------
@@ -834,9 +855,11 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
   p.part_acc = part_acc.get();
   p.part_ml = part_ml.get();
   p.done = done.get();
+  DeviceBuffer<int8_t> out_lo(out_n);
   if (int8) {
     p.out_qs = out_qs.get();
     p.out_d = out_d.get();
+    p.out_lo = out_lo.get();  // the two-word form; the int8-only launch below takes one word
   }
   p.pos = d_pos.get();
   p.scale = 1.0f / std::sqrt(static_cast<float>(HeadDim));
@@ -855,12 +878,14 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
     check(tag, got, ref, 2e-6, 1e-4);
     if (int8) {
       // Quantized from the kernel's own f32 output: the same bits as a quantize launch would give.
-      std::vector<int8_t> qs_ref(out_n);
+      std::vector<int8_t> qs_ref(out_n), lo_ref(out_n);
       std::vector<float> d_ref(out_n / kQ8Block);
       ref::quantize_q8(got.data(), static_cast<int>(out_n), qs_ref.data(), d_ref.data());
+      ref::quantize_q8_low(got.data(), static_cast<int>(out_n), qs_ref.data(), d_ref.data(), lo_ref.data());
       // Same arithmetic as the reference quantization (IEEE division): exact.
       check(tag + " d", out_d.download(), d_ref, 0.0, 0.0);
       check(tag + " qs", to_float(out_qs.download()), to_float(qs_ref), 0.0, 0.0);
+      check(tag + " low words", to_float(out_lo.download()), to_float(lo_ref), 0.0, 0.0);
     }
   }
   if (int8) {
@@ -869,6 +894,7 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
     const auto qs_before = to_float(out_qs.download());
     const auto d_before = out_d.download();
     p.out = nullptr;
+    p.out_lo = nullptr;
     expect_ok("attention int8 only", launch_attention<HeadDim, C, Group>(p, nullptr));
     const std::string tag = fmt("attention hd=%d heads=%d/%d len=%d splits=%d int8 only", HeadDim, n_head,
                                 n_kv_head, len2, n_split);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "lib/graph/builder.h"
 #include "lib/plan/planner.h"
 #include "lib/plan/size.h"
 #include "rules/registry.h"
@@ -149,12 +150,15 @@ TEST_CASE("int8 activations: norms and attention write int8 forms, quantize laun
   // The SwiGLU output's int8 form comes from a quantize launch (a last-block
   // quantize in the GEMV measured slower than the launch it saves).
   CHECK(find_launch(s, "quantize_ffn_act_l00") != nullptr);
-  // Two passes: every int8 form from a quantize launch.
+  // Two words: the same producers write them; the buffers hold both words.
   Schedule two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {}).schedule;
-  CHECK(find_launch(two, "quantize_attn_norm_l00") != nullptr);
+  CHECK(find_launch(two, "quantize_attn_norm_l00") == nullptr);
   CHECK(find_launch(two, "quantize_ffn_act_l00") != nullptr);
-  CHECK(find_launch(two, "quantize_attn_l00") != nullptr);
-  CHECK(std::get<AttentionLaunch>(find_launch(two, "attention_attn_l00")->params).out_q8.empty());
+  CHECK(find_launch(two, "quantize_attn_l00") == nullptr);
+  CHECK(std::get<AttentionLaunch>(find_launch(two, "attention_attn_l00")->params).out_q8 == "attn_l00.q8");
+  CHECK(std::get<RmsNormLaunch>(find_launch(two, "rms_norm_attn_norm_l00")->params).out_q8 == "attn_norm_l00.q8");
+  CHECK(two.buffer("attn_norm_l00.q8").form == BufferForm::q8x2);
+  CHECK(two.census.launches.at("quantize") == 2);
   // dequant: f32 everywhere, no quantize launch.
   Schedule deq = plan_graph(model->graph, test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(deq.census.launches.count("quantize") == 0);
@@ -274,9 +278,32 @@ TEST_CASE("a node no kernel can take is refused naming the op, its kind, output 
                     Catch::StartsWith("no kernel for op #9 (attention -> attn_l00): kind attention, "
                                       "output attn_l00: the attention kernel takes head sizes that "
                                       "are multiples of 32 up to 256"));
+  auto wide_heads = test::tiny_model("qwen3-tiny", /*head_dim=*/288);
+  CHECK_THROWS_WITH(plan_graph(wide_heads->graph, test::test_knobs("f32", "dequant"), {}),
+                    Catch::Contains("the rope kernel takes head sizes up to 256, got 288"));
   auto q4 = test::tiny_model("qwen3-tiny", 0, GgmlType::Q4_0);
   CHECK_THROWS_WITH(plan_graph(q4->graph, test::test_knobs("f32", "dequant"), {}),
                     Catch::Contains("GEMV takes f32, f16, bf16 and q8_0 weights, got q4_0"));
+}
+
+TEST_CASE("an RMS norm longer than one block holds in registers is refused", "[plan]") {
+  constexpr int64_t kDim = 16384 + 32, kVocab = 8;
+  GraphBuilder b;
+  b.set_metadata("arch", std::string("test"));
+  TensorId token = b.param("token", GgmlType::I32, {1});
+  b.param("pos", GgmlType::I32, {1});
+  TensorId row = b.apply(OpKind::embed_get_rows, "row", {kDim},
+                         {b.constant("table", GgmlType::F32, {kVocab, kDim}), token});
+  TensorId normed = b.rms_norm("normed", row, b.constant("norm_w", GgmlType::F32, {kDim}), 1e-6);
+  TensorId logits = b.apply(OpKind::matmul, "logits", {kVocab}, {normed, b.constant("wo", GgmlType::F32, {kVocab, kDim})});
+  b.output(logits);
+  b.output(b.apply(OpKind::argmax, "next_token", {1}, {logits}, {}, GgmlType::I32));
+  Graph g = b.finish();
+  PlanOptions unfused;
+  unfused.held = {"embed_norm"};
+  CHECK_THROWS_WITH(plan_graph(g, test::test_knobs("f32", "dequant"), unfused),
+                    Catch::Contains("the RMS norm kernel takes vectors of up to 16384 elements") &&
+                        Catch::Contains("got 16416"));
 }
 
 TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax]") {
