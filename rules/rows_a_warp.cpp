@@ -20,12 +20,10 @@ class RowsAWarpRule : public FusionRule {
 
 }  // namespace
 
-RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, GemvNumerics numerics, int sms) {
-  // Two rows pay where the x chunk a warp loads per weight chunk is heavy
-  // (64 bytes of f32, or two int8 words and a scale), not for one word.
-  if (format != GgmlType::Q8_0 || numerics == GemvNumerics::int8)
+RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, bool dequant, int sms) {
+  if (format != GgmlType::Q8_0 || !dequant)
     return {1, std::string("measured fastest at 1 row a warp for ") + ggml_type_name(format) +
-                   " weights with " + gemv_numerics_name(numerics) + " activations"};
+                   " weights with " + (dequant ? "f32" : "int8") + " activations"};
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
   if (rows / 2 >= wanted) return {2, std::nullopt};
   return {1, "too few rows: at 2 rows a warp fewer than " + std::to_string(kGemvWarpsPerSm) +

@@ -141,7 +141,7 @@ class Sizer {
       for (const GemvPart& part : p->parts) rows += part.rows;
       if (p->swiglu) rows = p->parts.front().rows;
       if (!rows_a_warp_held_) {
-        RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics,
+        RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics == GemvNumerics::f32,
                                                     knobs_.chip.sms);
         if (choice.declined) {
           tally_.declined("rows_a_warp", l.name, *choice.declined);
