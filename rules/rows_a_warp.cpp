@@ -23,7 +23,7 @@ class RowsAWarpRule : public FusionRule {
 RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, bool dequant, int sms) {
   if (format != GgmlType::Q8_0 || !dequant)
     return {1, std::string("measured fastest at 1 row a warp for ") + ggml_type_name(format) +
-                   " weights with " + (dequant ? "f32" : "int8") + " activations"};
+                   " weights with " + (dequant ? "f32" : "int8 (one- or two-word)") + " activations"};
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
   if (rows / 2 >= wanted) return {2, std::nullopt};
   return {1, "too few rows: at 2 rows a warp fewer than " + std::to_string(kGemvWarpsPerSm) +

@@ -80,7 +80,8 @@ make_knob_variants() {
   cp samples/knobs/*.yaml "$WORK/knobs/"
   sed -e 's/^cache_precision:.*/cache_precision: f32/' -e 's/^activations:.*/activations: dequant/' \
     samples/knobs/h200.yaml >"$WORK/knobs/h200-exact.yaml"
-  sed -e 's/^activations:.*/activations: two-pass-int8/' samples/knobs/h200.yaml >"$WORK/knobs/h200-two-pass.yaml"
+  # The opt-in faster numerics (the samples take two-pass-int8).
+  sed -e 's/^activations:.*/activations: int8/' samples/knobs/h200.yaml >"$WORK/knobs/h200-one-word.yaml"
 }
 
 # One program: plan, emit and build it (in parallel with others).
@@ -126,8 +127,7 @@ f32_logits() {  # f32_logits MODEL PROMPT -> prints the cached .npy path
 
 # Int8 numerics: gated against `lanec ref --knobs` with the same knob file and
 # held rules (the planned numerics on the CPU): top-1 >= TOP1_MIN (0.99 by
-# default) and the worst row's error <= INT8_MAX_REL (docs/device.md says why;
-# the 28-layer Qwen3-0.6B case misses the 99 % today, docs/performance.md).
+# default) and the worst row's error <= INT8_MAX_REL (docs/device.md says why).
 # Without a hold the cost of int8 is reported too: top-1 and error against
 # plain `lanec ref` (f32), not gated.
 INT8_MAX_REL=5e-2
@@ -211,13 +211,17 @@ stage_programs() {
     for knobs in "${knob_files[@]}"; do
       cases+=("$preset-q8_0-$knobs $WORK/models/$preset-q8_0.gguf $WORK/knobs/$knobs.yaml top1")
     done
-    cases+=("$preset-q8_0-two-pass $WORK/models/$preset-q8_0.gguf $WORK/knobs/h200-two-pass.yaml top1-f32")
+    cases+=("$preset-q8_0-h200-vs-f32 $WORK/models/$preset-q8_0.gguf $WORK/knobs/h200.yaml top1-f32")
+    cases+=("$preset-q8_0-one-word $WORK/models/$preset-q8_0.gguf $WORK/knobs/h200-one-word.yaml top1")
   done
   if [[ -z "${GPU_CHECK_QUICK:-}" ]]; then
     "$LANEC" synth qwen3-0.6b --type q8_0 --seed 21 --vocab tests/data/vocab/qwen3-vocab.gguf \
       -o "$WORK/models/qwen3-0.6b-q8_0.gguf" 2>/dev/null
     cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
-    cases+=("qwen3-0.6b-q8_0-two-pass $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200-two-pass.yaml top1-f32")
+    cases+=("qwen3-0.6b-q8_0-h200-vs-f32 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-f32")
+    # One-word int8 over 28 random layers: its agreement is reported, not
+    # gated (docs/reference.md: no CPU reference tracks it that deep).
+    cases+=("qwen3-0.6b-q8_0-one-word $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200-one-word.yaml top1-report")
   fi
   local c
   for c in "${cases[@]}"; do
@@ -232,6 +236,7 @@ stage_programs() {
       top1) check "program_$1" top1_case "$1" "$2" "$3" ;;
       # 28 layers: 256 steps of the planned reference on the CPU take up to ~2 minutes.
       top1-deep) CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" ;;
+      top1-report) TOP1_MIN=0 CHECK_TIMEOUT=600 check "program_$1(reported)" top1_case "$1" "$2" "$3" ;;
       top1-f32) CHECK_TIMEOUT=600 check "program_$1" top1_f32_case "$1" "$2" ;;
     esac
   done

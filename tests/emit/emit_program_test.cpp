@@ -65,7 +65,7 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
   CHECK(text.find("[head_norm_rope, row_write, rope_parts]") != std::string::npos);
   CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16>") != std::string::npos);
   CHECK(text.find("launch_kv_write") == std::string::npos);
-  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>") != std::string::npos);
+  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") != std::string::npos);
   CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
   CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
@@ -120,8 +120,8 @@ TEST_CASE("with row_write held, K and V are written by launches of their own", "
   CHECK(text.find("p.k_cache = b.cache_v_l01;\n    p.v_cache = b.cache_v_l01;") != std::string::npos);
 }
 
-TEST_CASE("two-pass-int8 programs read and write both int8 words", "[emit]") {
-  const std::string code = emit_test::emit_two_pass_sample("qwen3-tiny");
+TEST_CASE("two-pass-int8 programs (the samples) read and write both int8 words", "[emit]") {
+  const std::string code = emit_test::emit_sample("qwen3-tiny", "h200");
   // GEMVs over q8_0 take the two-word path and its low words.
   CHECK(code.find("Activation::int8x2") != std::string::npos);
   CHECK(code.find("Activation::int8,") == std::string::npos);
@@ -134,6 +134,15 @@ TEST_CASE("two-pass-int8 programs read and write both int8 words", "[emit]") {
   CHECK(code.find("launch_quantize_q8") != std::string::npos);
   // The form's three planes: n high, n low, n/32 scales.
   CHECK(code.find("int8 high + int8 low + f32 scale per 32") != std::string::npos);
+}
+
+TEST_CASE("one-word int8 programs read and write no low words", "[emit]") {
+  const std::string code = emit_test::emit_one_word_sample("qwen3-tiny");
+  CHECK(code.find("Activation::int8,") != std::string::npos);
+  CHECK(code.find("Activation::int8x2") == std::string::npos);
+  CHECK(code.find("_lo = ") == std::string::npos);
+  CHECK(code.find("launch_rms_norm<false, true>") != std::string::npos);
+  CHECK(code.find("launch_quantize_q8") != std::string::npos);  // the SwiGLU output's
 }
 
 TEST_CASE("model identity: checked metadata and fingerprint", "[emit]") {
@@ -195,7 +204,9 @@ uint64_t activation_extent(const Schedule& s, const std::string& name) {
   if (name.empty()) return 0;
   const Buffer& b = s.buffer(name);
   const uint64_t n = static_cast<uint64_t>(b.elements);
-  return b.form == BufferForm::q8 ? n + n / 32 * 4 : n * 4;
+  if (b.form == BufferForm::q8) return n + n / 32 * 4;
+  if (b.form == BufferForm::q8x2) return 2 * n + n / 32 * 4;  // high and low words
+  return n * 4;
 }
 
 }  // namespace

@@ -65,15 +65,15 @@ TEST_CASE("golden programs compile with nvcc for sm_80 and sm_90, warning-free",
   }
 }
 
-TEST_CASE("a two-pass-int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
+TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
-  const std::string cu = dir + "/qwen3-tiny__two_pass.cu";
-  std::ofstream(cu) << emit_test::emit_two_pass_sample("qwen3-tiny");
+  const std::string cu = dir + "/qwen3-tiny__one_word.cu";
+  std::ofstream(cu) << emit_test::emit_one_word_sample("qwen3-tiny");
   const Run r = run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
                            " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
-                        std::string(LANEC_SOURCE_DIR) + " -x cu " + cu + " -o " + dir + "/two_pass.o",
+                        std::string(LANEC_SOURCE_DIR) + " -x cu " + cu + " -o " + dir + "/one_word.o",
                     dir + "/log.txt");
   INFO(r.output.substr(0, 4000));
   CHECK(r.status == 0);

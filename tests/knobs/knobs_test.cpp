@@ -74,7 +74,7 @@ TEST_CASE("each sample knob file loads with its chip's figures", "[knobs]") {
   const lanec::Knobs h200 = lanec::load_knobs(kSamples + "h200.yaml");
   CHECK(h200.cache_precision == lanec::CachePrecision::f16);
   CHECK(h200.recurrent_state == lanec::StatePrecision::bf16);
-  CHECK(h200.activations == lanec::ActivationNumerics::int8);
+  CHECK(h200.activations == lanec::ActivationNumerics::two_pass_int8);
 }
 
 TEST_CASE("knobs parse every allowed value and block or flow style", "[knobs]") {
@@ -112,7 +112,7 @@ TEST_CASE("to_yaml is canonical and round-trips; the summary is one line", "[kno
         "chip: { name: rtx4090, arch: sm_89, sms: 128, smem_kib_per_block: 99 }\n"
         "cache_precision: f16\n"
         "recurrent_state: bf16\n"
-        "activations: int8\n");
+        "activations: two-pass-int8\n");
   CHECK(lanec::parse_knobs(text, "again") == knobs);
   lanec::Knobs other = knobs;
   other.activations = lanec::ActivationNumerics::two_pass_int8;
@@ -121,7 +121,7 @@ TEST_CASE("to_yaml is canonical and round-trips; the summary is one line", "[kno
   CHECK(lanec::parse_knobs(lanec::to_yaml(other), "again") == other);
   CHECK(lanec::knobs_summary(knobs) ==
         "chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 "
-        "recurrent_state=bf16 activations=int8");
+        "recurrent_state=bf16 activations=two-pass-int8");
 }
 
 TEST_CASE("knob errors from files name the file, line and key", "[knobs]") {

@@ -21,7 +21,7 @@ TEST_CASE("rows_a_warp declines narrow GEMVs and the paths measured fastest at 1
   CHECK(narrow.declined == std::string("too few rows: at 2 rows a warp fewer than 8 warps would run on "
                                        "each of the 132 SMs"));
   CHECK(choose_rows_a_warp(151936, GgmlType::Q8_0, false, 132).declined ==
-        std::string("measured fastest at 1 row a warp for q8_0 weights with int8 activations"));
+        std::string("measured fastest at 1 row a warp for q8_0 weights with int8 (one- or two-word) activations"));
   CHECK(choose_rows_a_warp(151936, GgmlType::F16, true, 132).declined ==
         std::string("measured fastest at 1 row a warp for f16 weights with f32 activations"));
 }

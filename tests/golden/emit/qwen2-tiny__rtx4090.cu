@@ -3,10 +3,10 @@
 // model:       Qwen2 tiny (synthetic) (qwen2)
 // fingerprint: 540146a89f86966f  (FNV-1a 64 of the GGUF metadata and tensor table)
 // knob file:   rtx4090.yaml
-// knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8
+// knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
 // launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, quantize 2, rms_norm 5, rope 2)
-// memory:      weights 151296 bytes, buffers 88576 bytes
+// memory:      weights 151296 bytes, buffers 89088 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -101,7 +101,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen2.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 88576 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 89088 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -112,20 +112,20 @@ struct Buffers {
   __half* cache_v_l00;  // cache_v_l00  state f16 [1, 256, 32] head_major
   __half* cache_v_l01;  // cache_v_l01  state f16 [1, 256, 32] head_major
   // activation
-  Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 + f32 scale per 32 [64]
-  Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 + f32 scale per 32 [64]
-  Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
-  Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
+  Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   float* attn_out_l00;  // attn_out_l00  activation f32 [64]
   float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   float* ffn_act_l00;  // ffn_act_l00  activation f32 [128]
-  Int8Vec ffn_act_l00_q8;  // ffn_act_l00.q8  activation int8 + f32 scale per 32 [128]
+  Int8Vec ffn_act_l00_q8;  // ffn_act_l00.q8  activation int8 high + int8 low + f32 scale per 32 [128]
   float* ffn_act_l01;  // ffn_act_l01  activation f32 [128]
-  Int8Vec ffn_act_l01_q8;  // ffn_act_l01.q8  activation int8 + f32 scale per 32 [128]
-  Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 + f32 scale per 32 [64]
-  Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 + f32 scale per 32 [64]
+  Int8Vec ffn_act_l01_q8;  // ffn_act_l01.q8  activation int8 high + int8 low + f32 scale per 32 [128]
+  Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
   float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* inp_embd;  // inp_embd  activation f32 [64]
@@ -135,7 +135,7 @@ struct Buffers {
   int* next_token;  // next_token  activation i32 [1]
   float* qkv_l00;  // qkv_l00  activation f32 [128]
   float* qkv_l01;  // qkv_l01  activation f32 [128]
-  Int8Vec result_norm_q8;  // result_norm.q8  activation int8 + f32 scale per 32 [64]
+  Int8Vec result_norm_q8;  // result_norm.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 16, 32]
   int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
@@ -201,36 +201,36 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.cache_k_l01 = reinterpret_cast<__half*>(bbase + 16896);
   b.cache_v_l00 = reinterpret_cast<__half*>(bbase + 33280);
   b.cache_v_l01 = reinterpret_cast<__half*>(bbase + 49664);
-  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66048), reinterpret_cast<float*>(bbase + 66112)};
-  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66368)};
-  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66560), reinterpret_cast<float*>(bbase + 66624)};
-  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66880)};
+  b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66048), reinterpret_cast<float*>(bbase + 66176), reinterpret_cast<int8_t*>(bbase + 66112)};
+  b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66432), reinterpret_cast<int8_t*>(bbase + 66368)};
+  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66560), reinterpret_cast<float*>(bbase + 66688), reinterpret_cast<int8_t*>(bbase + 66624)};
+  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66944), reinterpret_cast<int8_t*>(bbase + 66880)};
   b.attn_out_l00 = reinterpret_cast<float*>(bbase + 67072);
   b.attn_out_l01 = reinterpret_cast<float*>(bbase + 67328);
   b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67584);
   b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67840);
   b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68096);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68736)};
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 68864);
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69376), reinterpret_cast<float*>(bbase + 69504)};
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69696)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 69952)};
-  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70144);
-  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70400);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 70656);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 70912);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71168);
-  b.logits = reinterpret_cast<float*>(bbase + 71424);
-  b.next_token = reinterpret_cast<int*>(bbase + 73472);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 73728);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74240);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 74752), reinterpret_cast<float*>(bbase + 74816)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75008);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 79104);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 79360);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 79616);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 83712);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 83968);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68864), reinterpret_cast<int8_t*>(bbase + 68736)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 69120);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69888), reinterpret_cast<int8_t*>(bbase + 69760)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 70144), reinterpret_cast<float*>(bbase + 70272), reinterpret_cast<int8_t*>(bbase + 70208)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 70400), reinterpret_cast<float*>(bbase + 70528), reinterpret_cast<int8_t*>(bbase + 70464)};
+  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70656);
+  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70912);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 71168);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 71424);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71680);
+  b.logits = reinterpret_cast<float*>(bbase + 71936);
+  b.next_token = reinterpret_cast<int*>(bbase + 73984);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 74240);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74752);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 75264), reinterpret_cast<float*>(bbase + 75392), reinterpret_cast<int8_t*>(bbase + 75328)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75520);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 79616);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 79872);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 80128);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 84224);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 84480);
   b.k_bias_l00 = b.qkv_l00 + 64;
   b.k_bias_l01 = b.qkv_l01 + 64;
   b.k_l00 = b.qkv_l00 + 64;
@@ -245,8 +245,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.v_bias_l01 = b.qkv_l01 + 96;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 84224);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 88320);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 84736);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 88832);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -254,26 +254,26 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
 // KV cache bytes read per cached position (attention reads positions 0..pos).
 constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
-    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 328u, 0u},  // 1
-    {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 2
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
+    {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
-    {"attention_attn_l00", "attention", "op 15", 0u, 4692u, 128u},  // 4
-    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 328u, 0u},  // 5
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 840u, 0u},  // 6
-    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 584u, 0u},  // 7
-    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 656u, 0u},  // 8
-    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 400u, 0u},  // 9
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 840u, 0u},  // 10
-    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 584u, 0u},  // 11
+    {"attention_attn_l00", "attention", "op 15", 0u, 4756u, 128u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 392u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 648u, 0u},  // 7
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 784u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 904u, 0u},  // 10
+    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 11
     {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts)", 0u, 900u, 0u},  // 12
-    {"attention_attn_l01", "attention", "op 38", 0u, 4692u, 128u},  // 13
-    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 328u, 0u},  // 14
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 840u, 0u},  // 15
-    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 584u, 0u},  // 16
-    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 656u, 0u},  // 17
-    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 400u, 0u},  // 18
-    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm)", 256u, 840u, 0u},  // 19
-    {"gemv_logits", "gemv", "op 48", 34816u, 2120u, 0u},  // 20
+    {"attention_attn_l01", "attention", "op 38", 0u, 4756u, 128u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 392u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 648u, 0u},  // 16
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 784u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 48", 34816u, 2184u, 0u},  // 20
     {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 21
 };
 
@@ -301,6 +301,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = nullptr;
     p.out_qs = b.attn_norm_l00_q8.qs;
     p.out_d = b.attn_norm_l00_q8.d;
+    p.out_lo = b.attn_norm_l00_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
@@ -315,8 +316,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.attn_norm_l00_q8.qs;
     p.x_d = b.attn_norm_l00_q8.d;
+    p.x_lo = b.attn_norm_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #11 rope q_rope_l00, #12 rope k_rope_l00, #13 kv_write cache_k_l00, #14 kv_write cache_v_l00  [row_write, rope_parts]
@@ -347,6 +349,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = b.attn_l00_split_done;
     p.out_qs = b.attn_l00_q8.qs;
     p.out_d = b.attn_l00_q8.d;
+    p.out_lo = b.attn_l00_q8.lo;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
@@ -363,8 +366,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.attn_l00_q8.qs;
     p.x_d = b.attn_l00_q8.d;
+    p.x_lo = b.attn_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
   {  // rms_norm_ffn_norm_l00: #17 add attn_res_l00, #18 rms_norm ffn_norm_l00  [add_norm]
@@ -376,6 +380,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = nullptr;
     p.out_qs = b.ffn_norm_l00_q8.qs;
     p.out_d = b.ffn_norm_l00_q8.d;
+    p.out_lo = b.ffn_norm_l00_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
@@ -389,8 +394,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.ffn_norm_l00_q8.qs;
     p.x_d = b.ffn_norm_l00_q8.d;
+    p.x_lo = b.ffn_norm_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 7);
   {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
@@ -398,6 +404,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.x = b.ffn_act_l00;
     p.out_qs = b.ffn_act_l00_q8.qs;
     p.out_d = b.ffn_act_l00_q8.d;
+    p.out_lo = b.ffn_act_l00_q8.lo;
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
@@ -409,8 +416,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 128;
     p.x_qs = b.ffn_act_l00_q8.qs;
     p.x_d = b.ffn_act_l00_q8.d;
+    p.x_lo = b.ffn_act_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 9);
   // ---- layer 1
@@ -423,6 +431,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = nullptr;
     p.out_qs = b.attn_norm_l01_q8.qs;
     p.out_d = b.attn_norm_l01_q8.d;
+    p.out_lo = b.attn_norm_l01_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
@@ -437,8 +446,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.attn_norm_l01_q8.qs;
     p.x_d = b.attn_norm_l01_q8.d;
+    p.x_lo = b.attn_norm_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01, #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write, rope_parts]
@@ -469,6 +479,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = b.attn_l01_split_done;
     p.out_qs = b.attn_l01_q8.qs;
     p.out_d = b.attn_l01_q8.d;
+    p.out_lo = b.attn_l01_q8.lo;
     p.pos = b.pos;
     p.scale = 0.176776692f;
     p.n_head = 2;
@@ -485,8 +496,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.attn_l01_q8.qs;
     p.x_d = b.attn_l01_q8.d;
+    p.x_lo = b.attn_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 14);
   {  // rms_norm_ffn_norm_l01: #40 add attn_res_l01, #41 rms_norm ffn_norm_l01  [add_norm]
@@ -498,6 +510,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = nullptr;
     p.out_qs = b.ffn_norm_l01_q8.qs;
     p.out_d = b.ffn_norm_l01_q8.d;
+    p.out_lo = b.ffn_norm_l01_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
@@ -511,8 +524,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.ffn_norm_l01_q8.qs;
     p.x_d = b.ffn_norm_l01_q8.d;
+    p.x_lo = b.ffn_norm_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 16);
   {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
@@ -520,6 +534,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.x = b.ffn_act_l01;
     p.out_qs = b.ffn_act_l01_q8.qs;
     p.out_d = b.ffn_act_l01_q8.d;
+    p.out_lo = b.ffn_act_l01_q8.lo;
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
@@ -531,8 +546,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 128;
     p.x_qs = b.ffn_act_l01_q8.qs;
     p.x_d = b.ffn_act_l01_q8.d;
+    p.x_lo = b.ffn_act_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 18);
   // ---- output
@@ -545,6 +561,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.out = nullptr;
     p.out_qs = b.result_norm_q8.qs;
     p.out_d = b.result_norm_q8.d;
+    p.out_lo = b.result_norm_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
@@ -557,8 +574,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.k = 64;
     p.x_qs = b.result_norm_q8.qs;
     p.x_d = b.result_norm_q8.d;
+    p.x_lo = b.result_norm_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 20);
   {  // argmax_next_token: #49 argmax next_token  [no rule]
@@ -588,11 +606,11 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     "Qwen2 tiny (synthetic)",  // model
     "qwen2",  // architecture
     "540146a89f86966f",  // fingerprint
-    "chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=int8",
+    "chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8",
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 151296u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    88576u,  // buffer bytes
+    89088u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
