@@ -936,6 +936,12 @@ void sweep_attention() {
   sweep_attention_dim<256, CachePrecision::f16>();
   // Qwen3-0.6B's shape (16/8 heads, 128) at a long context, and a block serving fewer heads than the ratio.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4096, 17, 33, false);
+  // The planner's 64 splits past 4k rows (every partial loaded at once in the merge), f16 and f32.
+  sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, false);
+  sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);
+  // A head size whose lane runs fit no vector load (3 elements a lane).
+  sweep_attention_ratio<96, CachePrecision::f16, 2>();
+  sweep_attention_ratio<96, CachePrecision::f32, 2>();
   sweep_attention_case<64, CachePrecision::f32, 2>(16, 2, 1000, 65, 16, false);
   // The int8 output form, with one split and with merged splits.
   for (int len : {1, 65, 1000})
