@@ -1,5 +1,5 @@
 // Device-to-device copy bandwidth, counted as bytes read + bytes written over
-// time (the convention of the roofline figures in bench/README.md).
+// time (the convention of the roofline figures in docs/performance.md).
 // Median of repeats, CUDA events, after warm-up. Prints one JSON object.
 #include <cuda_runtime.h>
 

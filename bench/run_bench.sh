@@ -6,8 +6,10 @@
 # samples/knobs/h200.yaml, build, run tg128 and tg128 @ d4096 (--bench, 3 timed
 # repeats after a warm-up), and relate the speed to the roofline: weight bytes
 # read per token (+ the K and V rows attention reads at depth d) over the copy
-# bandwidth measured in the same run. Prints a llama-bench-like table and writes
-# bench.json (and bench.md) to $OUT, or to the work folder.
+# bandwidth measured in the same run, and the launch floor (bench/launch_floor.cu:
+# what a dependent launch and a grid barrier cost with no work). Prints a
+# llama-bench-like table and writes bench.json (and bench.md) to $OUT, or to
+# the work folder.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" bench
 REPEATS="${BENCH_REPEATS:-3}"
@@ -18,6 +20,9 @@ presets=("$@")
 
 nvcc -std=c++17 -O2 -arch=sm_90 -o "$WORK/copy_bandwidth" bench/copy_bandwidth.cu || exit 1
 "$WORK/copy_bandwidth" 4096 | tee "$WORK/copy.json"
+# The floor under a chain of dependent launches, and a grid barrier's cost.
+nvcc -std=c++17 -O2 -arch=sm_90 -o "$WORK/launch_floor" bench/launch_floor.cu &&
+  "$WORK/launch_floor" 256 | tee "$WORK/launch_floor.json" || echo '{}' >"$WORK/launch_floor.json"
 
 for p in "${presets[@]}"; do
   "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf \
@@ -31,6 +36,7 @@ python3 - "$WORK" "$DEST" "$LANEC" "$REPEATS" "$DEPTH" "${presets[@]}" <<'PY'
 import json, random, re, statistics, subprocess, sys
 work, dest, lanec, repeats, depth, presets = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
 copy = json.load(open(f"{work}/copy.json"))
+floor = json.load(open(f"{work}/launch_floor.json"))
 bw = copy["read_write_tb_per_s"] * 1e12
 rows = []
 for p in presets:
@@ -68,10 +74,15 @@ for r in rows:
     md.append(f"| {r['model']} Q8_0 | {r['size_bytes']/2**30:.2f} GiB | {r['test']} | {r['avg_ts']:.1f} ± {r['stddev_ts']:.1f} | "
               f"{r['ms_per_token']:.3f} | {r['bytes_per_token']/1e9:.3f} | {100*r['fraction_of_bandwidth']:.1f} % |")
 md.append(f"\ncopy bandwidth (read + write): {copy['read_write_tb_per_s']:.2f} TB/s")
+if floor:
+    md.append(f"launch floor (bench/launch_floor.cu, µs a step over {floor['steps']} steps): "
+              f"empty PDL launch {floor['chain_1block_us']:.2f}, 1 block with a dependent read "
+              f"{floor['chain_1block_rw_us']:.2f}, {floor['sms']} blocks {floor['chain_grid_us']:.2f}; "
+              f"grid barrier in one persistent kernel {floor['barrier_grid_us']:.2f}")
 text = "\n".join(md)
 print(text)
 open(f"{dest}/bench.md", "w").write(text + "\n")
-json.dump({"copy": copy, "results": rows}, open(f"{dest}/bench.json", "w"), indent=2)
+json.dump({"copy": copy, "launch_floor": floor, "results": rows}, open(f"{dest}/bench.json", "w"), indent=2)
 PY
 
 # Per-launch profile of one step of each model (at position 1), slowest first.
