@@ -99,3 +99,18 @@ TEST_CASE("a golden program links with the runtime sources", "[.][emit-nvcc]") {
   CHECK(WEXITSTATUS(bad.status) == 2);
   CHECK(bad.output.find("no model file given") != std::string::npos);
 }
+
+TEST_CASE("the device benchmarks compile with nvcc for sm_90, warning-free", "[.][emit-nvcc]") {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  for (const char* bench : {"copy_bandwidth", "launch_floor"}) {
+    INFO(bench);
+    const Run r = run(nvcc + " -std=c++17 -O2 -arch=sm_90 --Werror all-warnings -Xcompiler -Wall,-Wextra " +
+                          std::string(LANEC_SOURCE_DIR) + "/bench/" + bench + ".cu -o " + dir + "/" + bench,
+                      dir + "/log.txt");
+    INFO(r.output.substr(0, 4000));
+    CHECK(r.status == 0);
+    CHECK(r.output.empty());
+  }
+}
