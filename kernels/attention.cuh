@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "common.cuh"
+#include "limits.h"
 #include "quantize.cuh"
 
 namespace lanec::kernels {
@@ -113,7 +114,7 @@ __device__ __forceinline__ void attention_store(const AttentionParams& p, int i,
 template <int HeadDim, CachePrecision C, int Group>
 __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_constant__ AttentionParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
-  static_assert(HeadDim % kWarpSize == 0 && HeadDim <= 256,
+  static_assert(HeadDim % kWarpSize == 0 && HeadDim <= kAttnMaxHeadDim,
                 "head_dim must be a multiple of 32 and at most 256 (each lane holds head_dim/32 elements)");
   static_assert(Group >= 1 && Group <= kAttnMaxGroup && Group * HeadDim <= kAttnMaxGroupElems,
                 "a block serves 1..8 query heads of at most 1024 elements together");

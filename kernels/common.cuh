@@ -51,7 +51,8 @@ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // still finishing; the decode graph is a few hundred small launch-bound kernels,
 // so this hides part of each launch. Correctness rests on pdl_wait(): every
 // kernel calls it before touching global memory that an earlier launch may
-// write (the GEMV loads its first constant weight chunk before), and the wait returns
+// write (constants, such as the GEMV's first weight chunk and the norms'
+// weights, may load before), and the wait returns
 // only once the previous grid has completed and its writes are visible: the
 // same ordering as a plain launch. Build with -DLANEC_PDL=0 for plain launches
 // and no waits.

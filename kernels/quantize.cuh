@@ -1,8 +1,8 @@
 // Int8 activation quantization (the layout in blocks.h): for each block of 32
 // f32 values d = max|x|/127 and qs = round(x/d), and for the two-word form
-// (activations: two-pass-int8) a low word per value. Used standalone (the
-// FFN-down GEMV's input; every int8 input under two-pass-int8) and fused into
-// rms_norm and attention (one word).
+// (activations: two-pass-int8) a low word per value. Used standalone for the
+// FFN-down GEMV's input (the SwiGLU output) and fused into rms_norm and
+// attention, in both forms.
 #pragma once
 
 #include "common.cuh"

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "limits.h"
 #include "quantize.cuh"
 
 namespace lanec::kernels {
@@ -21,7 +22,7 @@ struct RmsNormParams {
   int8_t* out_qs;         // [n] int8 result; used only when Quantize
   float* out_d;           // [n/32] block scales; used only when Quantize
   float eps;
-  int n;                  // a multiple of 32 when Quantize
+  int n;                  // at most kRmsNormMaxLength; a multiple of 32 when Quantize
   int8_t* out_lo;         // [n] low words of the two-word form, or nullptr (one word); Quantize only
 };
 
@@ -31,7 +32,7 @@ struct RmsNormParams {
 // the sum's. With Quantize, a warp's 32 elements are one int8 block (lane =
 // element), so each warp takes its blocks' max|y| with shuffles.
 constexpr int kRmsNormThreads = 1024;
-constexpr int kRmsNormMaxPerThread = 16;  // vectors of up to 16384 elements
+constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
 
 // Whether the norm weights load before pdl_wait() (constants, like the GEMV's
 // first weight chunk: the load overlaps the previous launch).

@@ -22,6 +22,7 @@
 
 #include "common.cuh"
 #include "kv_cache.cuh"
+#include "limits.h"
 
 namespace lanec::kernels {
 
@@ -67,7 +68,6 @@ constexpr int kRopeWarps = 4;
 #define LANEC_ROPE_PRELOAD 1
 #endif
 
-constexpr int kRopeMaxHeadDim = 256;
 constexpr int kRopeMaxPairIters = kRopeMaxHeadDim / 2 / kWarpSize;  // pairs a lane rotates, at most
 constexpr int kRopeMaxTailIters = kRopeMaxHeadDim / kWarpSize;      // unrotated elements a lane, at most
 

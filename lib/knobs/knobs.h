@@ -5,7 +5,7 @@
 //   chip: { name: rtx4090, arch: sm_89, sms: 128, smem_kib_per_block: 99 }
 //   cache_precision: f16      # f32 | f16
 //   recurrent_state: bf16     # f32 | bf16
-//   activations: int8         # dequant | int8 | two-pass-int8
+//   activations: two-pass-int8 # dequant | int8 | two-pass-int8
 // Every mistake (syntax, unknown/missing/duplicate key, wrong type, bad value)
 // is a lanec::Error of the form "FILE:LINE:COLUMN: knob 'KEY': what; expected
 // ALLOWED, got FOUND" with 1-based line and column. Nothing is defaulted.

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "lib/common/error.h"
+#include "kernels/limits.h"
 #include "lib/graph/text.h"
 
 namespace lanec {
@@ -115,6 +116,7 @@ class Linker {
         RmsNormLaunch p;
         p.x = name(op.inputs[0]);
         p.weight = name(op.inputs[1]);
+        check_constant_weight(index, op.inputs[1]);
         p.out = name(op.outputs[0]);
         p.eps = op.get_float("eps");
         p.n = g_.tensor(op.inputs[0]).numel();
@@ -186,6 +188,7 @@ class Linker {
     p.residual = name(add.inputs[1]);
     p.h_out = name(add.outputs[0]);
     p.weight = name(norm.inputs[1]);
+    check_constant_weight(n.ops[1], norm.inputs[1]);
     p.out = name(norm.outputs[0]);
     p.eps = norm.get_float("eps");
     p.n = g_.tensor(add.outputs[0]).numel();
@@ -193,13 +196,26 @@ class Linker {
     emit(n, LaunchKind::rms_norm, p.out, p);
   }
 
-  // kernels/rms_norm.cuh keeps the vector in the registers of one block:
-  // 16 elements a thread of 1024.
+  // kernels/rms_norm.cuh keeps the vector in the registers of one block.
   void check_norm_length(size_t index, int64_t n) const {
-    constexpr int64_t kMaxNormLength = 16384;
-    if (n > kMaxNormLength)
-      no_kernel(g_, index, "the RMS norm kernel takes vectors of up to " + std::to_string(kMaxNormLength) +
+    if (n > kernels::kRmsNormMaxLength)
+      no_kernel(g_, index, "the RMS norm kernel takes vectors of up to " + std::to_string(kernels::kRmsNormMaxLength) +
                                " elements (one block holds them in registers), got " + std::to_string(n));
+  }
+
+  // Norm weights load before the kernel waits on the previous launch
+  // (kernels/common.cuh pdl_wait()): they must be model constants, never
+  // something an earlier launch of the step writes.
+  void check_constant_weight(size_t index, TensorId weight) const {
+    if (g_.tensor(weight).role != Role::constant)
+      no_kernel(g_, index, "the norm kernels read their weight before waiting on the previous launch, so it "
+                           "must be a model constant; " + name(weight) + " is computed in the step");
+  }
+
+  void check_head_dim(size_t index, int64_t head_dim) const {
+    if (head_dim > kernels::kRopeMaxHeadDim)
+      no_kernel(g_, index, "the rope kernel takes head sizes up to " + std::to_string(kernels::kRopeMaxHeadDim) +
+                               ", got " + std::to_string(head_dim));
   }
 
   void link_gemv(const FusedNode& n) {
@@ -307,10 +323,12 @@ class Linker {
         RopePart part;
         part.x = name(op.inputs[0]);
         part.norm_weight = name(op.inputs[1]);
+        check_constant_weight(i, op.inputs[1]);
         part.n_head = g_.tensor(op.inputs[0]).shape[0];
         check_in_place(n, i, op.inputs[0]);
         view(name(op.outputs[0]), part.x, 0);
         p.head_dim = g_.tensor(op.inputs[0]).cols();
+        check_head_dim(i, p.head_dim);
         p.eps = op.get_float("eps");
         p.pos = pos_;
         p.parts.push_back(part);
@@ -335,6 +353,7 @@ class Linker {
           if (f_.op(j).kind == OpKind::head_rms_norm && f_.op(j).outputs[0] == x) norm = &f_.op(j);
         LANEC_ASSERT(norm != nullptr, "rope node input made inside by a non-norm");
         part.norm_weight = name(norm->inputs[1]);
+        check_constant_weight(i, norm->inputs[1]);
         p.eps = norm->get_float("eps");
         x = norm->inputs[0];
       }
@@ -346,8 +365,7 @@ class Linker {
       p.parts.push_back(part);
       p.pos = name(op.inputs[1]);
       p.head_dim = g_.tensor(x).cols();
-      if (p.head_dim > 256)
-        no_kernel(g_, i, "the rope kernel takes head sizes up to 256, got " + std::to_string(p.head_dim));
+      check_head_dim(i, p.head_dim);
       p.rope_dims = op.get_int("n_rot");
       p.neox = op.get_string("mode") == "neox";
       p.theta_base = op.get_float("freq_base");
@@ -441,7 +459,7 @@ class Linker {
     if (vc.cols() != hd)
       no_kernel(g_, index, "the attention kernel needs equal key and value head sizes, got " +
                                std::to_string(hd) + " and " + std::to_string(vc.cols()));
-    if (hd % 32 != 0 || hd > 256)
+    if (hd % 32 != 0 || hd > kernels::kAttnMaxHeadDim)
       no_kernel(g_, index, "the attention kernel takes head sizes that are multiples of 32 up to "
                            "256 (one warp lane per 32 elements), got " + std::to_string(hd));
     AttentionLaunch p;

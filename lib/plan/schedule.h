@@ -142,7 +142,7 @@ struct AttentionLaunch {
   std::string q;               // f32 [n_head, head_dim]
   std::string k_cache, v_cache;
   std::string out;             // f32 [n_head, head_dim]; empty when only out_q8 is read
-  std::string out_q8;          // its int8 form, written by the launch (activations: int8)
+  std::string out_q8;          // its int8 form (one or two words), written by the launch
   std::string pos;
   std::string part_acc;        // workspace [n_head, n_split, head_dim] (n_split > 1)
   std::string part_ml;         // workspace [n_head, n_split, 2] (n_split > 1)

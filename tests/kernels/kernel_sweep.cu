@@ -346,6 +346,12 @@ void sweep_rms_norm_case(int n) {
     ref::quantize_q8_low(y.data(), n, qs_y.data(), d_y.data(), lo_ref.data());
     check(tag + " two words: qs", to_float(d_qs.download()), qs_one_word, 0.0, 0.0);
     check(tag + " two words: low words", to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
+    // The int8 form alone (out = nullptr, as the planner emits it): the same bits.
+    const auto d_two_words = d_d.download();
+    p.out = nullptr;
+    expect_ok("rms_norm int8 only", launch_rms_norm<AddResidual, Quantize>(p, nullptr));
+    check(tag + " int8 only: qs", to_float(d_qs.download()), qs_one_word, 0.0, 0.0);
+    check(tag + " int8 only: d", d_d.download(), d_two_words, 0.0, 0.0);
   }
 }
 
@@ -591,7 +597,10 @@ void sweep_rope_case(int head_dim, int rope_dims, int pos, bool norm) {
 }
 
 void sweep_rope() {
-  for (auto [hd, rd] : {std::pair{64, 64}, std::pair{128, 128}, std::pair{128, 64}, std::pair{256, 64}}) {
+  // Every pair and tail slot a lane keeps (256/256: 4 pairs; 256/0: 8 tail
+  // elements, the norm alone), and a head size not a multiple of 32.
+  for (auto [hd, rd] : {std::pair{64, 64}, std::pair{128, 128}, std::pair{128, 64}, std::pair{256, 64},
+                        std::pair{256, 256}, std::pair{256, 0}, std::pair{96, 32}, std::pair{80, 32}}) {
     for (int pos : {0, 7, 4095, 131071}) {
       for (bool norm : {false, true}) {
         sweep_rope_case<RopeMode::norm>(hd, rd, pos, norm);

@@ -94,9 +94,12 @@ TEST_CASE("schedule matches the reference within int8 tolerance: int8 activation
           "[plan]") {
   for (const char* preset : {"llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
     auto model = test::tiny_model(preset);
-    for (const char* numerics : {"int8", "two-pass-int8"}) {
-      check_against_reference(*model, test::test_knobs("f16", numerics), {}, 5e-2);
-      check_against_reference(*model, test::test_knobs("f16", numerics), rule_names(), 5e-2);
+    // One word rounds to 1/254 of a block's largest value, two words to about
+    // 1/64516 (with the f16 cache's rounding on top): a wiring fault in
+    // either form moves the logits far more.
+    for (auto [numerics, tolerance] : {std::pair{"int8", 5e-2}, std::pair{"two-pass-int8", 2e-3}}) {
+      check_against_reference(*model, test::test_knobs("f16", numerics), {}, tolerance);
+      check_against_reference(*model, test::test_knobs("f16", numerics), rule_names(), tolerance);
     }
   }
 }

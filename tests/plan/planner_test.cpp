@@ -306,6 +306,26 @@ TEST_CASE("an RMS norm longer than one block holds in registers is refused", "[p
                         Catch::Contains("got 16416"));
 }
 
+TEST_CASE("an RMS norm whose weight is computed in the step is refused", "[plan]") {
+  // The norm kernels load their weight before waiting on the previous launch.
+  constexpr int64_t kDim = 64, kVocab = 8;
+  GraphBuilder b;
+  b.set_metadata("arch", std::string("test"));
+  TensorId token = b.param("token", GgmlType::I32, {1});
+  b.param("pos", GgmlType::I32, {1});
+  TensorId row = b.apply(OpKind::embed_get_rows, "row", {kDim},
+                         {b.constant("table", GgmlType::F32, {kVocab, kDim}), token});
+  TensorId normed = b.rms_norm("normed", row, row, 1e-6);
+  TensorId logits = b.apply(OpKind::matmul, "logits", {kVocab}, {normed, b.constant("wo", GgmlType::F32, {kVocab, kDim})});
+  b.output(logits);
+  b.output(b.apply(OpKind::argmax, "next_token", {1}, {logits}, {}, GgmlType::I32));
+  Graph g = b.finish();
+  PlanOptions unfused;
+  unfused.held = {"embed_norm"};
+  CHECK_THROWS_WITH(plan_graph(g, test::test_knobs("f32", "dequant"), unfused),
+                    Catch::Contains("must be a model constant; row is computed in the step"));
+}
+
 TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax]") {
   // Heads a block serves: the largest divisor of the GQA ratio within 8 heads and 1024 elements.
   CHECK(attention_heads_per_block(2, 128) == 2);
