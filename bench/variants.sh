@@ -9,10 +9,14 @@
 #   VARIANTS="plain=-DLANEC_PDL=0 all-on=" bash bench/variants.sh qwen3-8b
 # A flag hold:RULE plans with --hold RULE and act:MODE with `activations: MODE`
 # instead of being passed to nvcc (same weights, a different plan).
+# VARIANTS_DEPTH=D times tg128 after a D-token prompt (plans get D + 256 cache
+# rows) instead of at an empty context, e.g. 4096 for attention changes.
 # Prints a markdown table and writes variants.md to $OUT (or the work folder).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" variants
 VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0 all-on=}"
+DEPTH="${VARIANTS_DEPTH:-0}"
+MAX_CTX=$((DEPTH > 256 ? DEPTH + 256 : 512))
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
 
@@ -28,7 +32,7 @@ build_variant() {  # build_variant PRESET NAME FLAGS
       *) nvcc_flags+=("$f") ;;
     esac
   done
-  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx 512 \
+  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$MAX_CTX" \
     "${plan_args[@]}" -o "$bin.cu" --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
 }
 
@@ -40,12 +44,14 @@ done
 wait
 
 {
-  echo "| model | variant | flags | ms/token | t/s |"
+  echo "| model | variant (tg128 @ d$DEPTH) | flags | ms/token | t/s |"
   echo "| --- | --- | --- | ---: | ---: |"
+  prompt=1
+  ((DEPTH > 1)) && prompt="$(python3 -c "import random; r=random.Random(7); print(' '.join(str(r.randrange(151643)) for _ in range($DEPTH)))")"
   for p in "${presets[@]}"; do
     for v in $VARIANTS; do
       name="${v%%=*}" flags="${v#*=}"
-      line=$("$WORK/${p}__$name" "$WORK/$p.gguf" --prompt-tokens "1" -n 128 --bench --repeats 5 --ignore-eos \
+      line=$("$WORK/${p}__$name" "$WORK/$p.gguf" --prompt-tokens "$prompt" -n 128 --bench --repeats 5 --ignore-eos \
         --quiet 2>&1 | grep '| tg128 |')
       echo "| $p | $name | ${flags//,/ } | $(echo "$line" | awk -F'|' '{print $7 "|" $8}') |"
     done

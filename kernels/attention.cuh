@@ -20,6 +20,7 @@
 // a GEMV that reads it.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "common.cuh"
@@ -69,6 +70,24 @@ constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 #define LANEC_ATTN_MIN_KEYS 16
 #endif
 constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
+
+// Measurement switches (bench/variants.sh with VARIANTS_DEPTH=4096), each
+// off by default: the three parts of a wider-loading attention that measured
+// slower together (docs/performance.md), to be measured one at a time.
+//   LANEC_ATTN_KEYS:       keys a warp scores per iteration with 1-3 heads a block (4).
+//   LANEC_ATTN_VEC_LOADS:  1 = lane l holds elements [l*P, (l+1)*P) and loads
+//                          its run of a row in one 16-, 8- or 4-byte load.
+//   LANEC_ATTN_MERGE_ALL:  1 = the merge loads every split's partial of an
+//                          element before summing (8 at a time otherwise).
+#ifndef LANEC_ATTN_KEYS
+#define LANEC_ATTN_KEYS 4
+#endif
+#ifndef LANEC_ATTN_VEC_LOADS
+#define LANEC_ATTN_VEC_LOADS 0
+#endif
+#ifndef LANEC_ATTN_MERGE_ALL
+#define LANEC_ATTN_MERGE_ALL 0
+#endif
 constexpr int kAttnMaxSplits = 64;
 constexpr int kAttnMaxGroup = 8;          // query heads a block serves
 constexpr int kAttnMaxGroupElems = 1024;  // Group * HeadDim: registers of q and the accumulators
@@ -100,6 +119,39 @@ __device__ __forceinline__ float load_cache(const T* p, size_t i) {
   }
 }
 
+// Element j of lane `lane`'s share of a head row (P = HeadDim / 32 a lane):
+// strided (l + 32 j) or, with LANEC_ATTN_VEC_LOADS, a contiguous run (l P + j).
+template <int HeadDim>
+__device__ __forceinline__ int attention_elem(int lane, int j) {
+  constexpr int kPer = HeadDim / kWarpSize;
+  return LANEC_ATTN_VEC_LOADS ? lane * kPer + j : lane + kWarpSize * j;
+}
+
+// With LANEC_ATTN_VEC_LOADS: this lane's run of N elements of the row at
+// `row`, in the widest loads its size and alignment allow (16, 8 or 4 bytes:
+// a run starts at lane * N elements of a row, so its byte offset is a
+// multiple of its size), else one element at a time.
+template <typename T, int N>
+__device__ __forceinline__ void load_cache_run(const T* row, int lane, float (&out)[N]) {
+  constexpr int kBytes = N * static_cast<int>(sizeof(T));
+  constexpr int kVec = kBytes % 16 == 0 ? 16 : kBytes % 8 == 0 ? 8 : kBytes % 4 == 0 ? 4 : 0;
+  const T* run = row + lane * N;
+  if constexpr (kVec == 0) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) out[j] = load_cache(run, static_cast<size_t>(j));
+  } else {
+    using Word = std::conditional_t<kVec == 16, int4, std::conditional_t<kVec == 8, int2, int>>;
+    T raw[N];
+#pragma unroll
+    for (int c = 0; c < kBytes / kVec; ++c) {
+      const Word w = __ldg(reinterpret_cast<const Word*>(run) + c);
+      memcpy(reinterpret_cast<char*>(raw) + kVec * c, &w, kVec);
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j) out[j] = load_cache(raw, static_cast<size_t>(j));
+  }
+}
+
 // Writes one output element (the whole warp calls it together: the int8
 // form is quantized a warp-wide 32-element block at a time).
 __device__ __forceinline__ void attention_store(const AttentionParams& p, int i, float v) {
@@ -120,7 +172,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
                 "a block serves 1..8 query heads of at most 1024 elements together");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
   constexpr int kPer = HeadDim / kWarpSize;
-  constexpr int kKeys = Group >= 4 ? 2 : 4;  // keys a warp scores per iteration (registers: kKeys*Group scores)
+  constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
   __shared__ float sm_ml[kAttnWarps][Group][2];
   __shared__ float sm_acc[kAttnWarps][kElems];
@@ -143,7 +195,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   for (int g = 0; g < Group; ++g) {
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
-      q[g][j] = p.q[(h0 + g) * HeadDim + lane + kWarpSize * j] * p.scale;
+      q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim>(lane, j)] * p.scale;
       acc[g][j] = 0.0f;
     }
     m[g] = -INFINITY;
@@ -163,6 +215,16 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
       for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
       if (t + i < t1) {
         const size_t row = static_cast<size_t>(t + i) * HeadDim;
+#if LANEC_ATTN_VEC_LOADS
+        float k[kPer];
+        load_cache_run(k_head + row, lane, k);
+        load_cache_run(v_head + row, lane, v[i]);
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+#pragma unroll
+          for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k[j];
+        }
+#else
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
           const float k = load_cache(k_head, row + lane + kWarpSize * j);
@@ -170,6 +232,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 #pragma unroll
           for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k;
         }
+#endif
       }
     }
 #pragma unroll
@@ -205,7 +268,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
       sm_ml[warp][g][1] = l[g];
     }
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + lane + kWarpSize * j] = acc[g][j];
+    for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + attention_elem<HeadDim>(lane, j)] = acc[g][j];
   }
   __syncthreads();
 
@@ -265,6 +328,18 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     const int g = e / HeadDim, d = e % HeadDim;
     const int h = h0 + g;
     const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
+#if LANEC_ATTN_MERGE_ALL
+    // Every split's partial loaded before any is summed: one L2 round trip
+    // an element. Summed in split order.
+    float part[kAttnMaxSplits];
+#pragma unroll
+    for (int s = 0; s < kAttnMaxSplits; ++s)
+      part[s] = s < eff ? __ldcg(acc_h + static_cast<size_t>(s) * HeadDim) : 0.0f;
+    float total = 0.0f;
+#pragma unroll
+    for (int s = 0; s < kAttnMaxSplits; ++s)
+      if (s < eff) total += sm_w[g][s] * part[s];
+#else
     // kMergeLanes independent sums so that many partials are in flight at
     // once: a single chain waits one L2 round trip per split (measured: the
     // 0.6B step at a 4k context went from 1.62 to 1.38 ms). Summed in a fixed
@@ -281,6 +356,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     float total = 0.0f;
 #pragma unroll
     for (int u = 0; u < kMergeLanes; ++u) total += num[u];
+#endif
     attention_store(p, h * HeadDim + d, total / sm_l[g][0]);
   }
   if (threadIdx.x == 0) p.done[h0] = 0;  // ready for the next launch (graph replay)
