@@ -286,43 +286,42 @@ TEST_CASE("a node no kernel can take is refused naming the op, its kind, output 
                     Catch::Contains("GEMV takes f32, f16, bf16 and q8_0 weights, got q4_0"));
 }
 
-TEST_CASE("an RMS norm longer than one block holds in registers is refused", "[plan]") {
-  constexpr int64_t kDim = 16384 + 32, kVocab = 8;
+// A one-norm step: gather a row of `dim`, RMS-norm it (by a constant
+// weight, or by the row itself), project to 8 logits, argmax.
+Graph one_norm_step(int64_t dim, bool computed_weight) {
+  constexpr int64_t kVocab = 8;
   GraphBuilder b;
   b.set_metadata("arch", std::string("test"));
   TensorId token = b.param("token", GgmlType::I32, {1});
   b.param("pos", GgmlType::I32, {1});
-  TensorId row = b.apply(OpKind::embed_get_rows, "row", {kDim},
-                         {b.constant("table", GgmlType::F32, {kVocab, kDim}), token});
-  TensorId normed = b.rms_norm("normed", row, b.constant("norm_w", GgmlType::F32, {kDim}), 1e-6);
-  TensorId logits = b.apply(OpKind::matmul, "logits", {kVocab}, {normed, b.constant("wo", GgmlType::F32, {kVocab, kDim})});
+  TensorId row = b.apply(OpKind::embed_get_rows, "row", {dim},
+                         {b.constant("table", GgmlType::F32, {kVocab, dim}), token});
+  TensorId weight = computed_weight ? row : b.constant("norm_w", GgmlType::F32, {dim});
+  TensorId normed = b.rms_norm("normed", row, weight, 1e-6);
+  TensorId logits = b.apply(OpKind::matmul, "logits", {kVocab}, {normed, b.constant("wo", GgmlType::F32, {kVocab, dim})});
   b.output(logits);
   b.output(b.apply(OpKind::argmax, "next_token", {1}, {logits}, {}, GgmlType::I32));
-  Graph g = b.finish();
+  return b.finish();
+}
+
+// Plans a graph with its norm left standalone (embed_norm held).
+PlanResult plan_unfused_norm(const Graph& g) {
   PlanOptions unfused;
   unfused.held = {"embed_norm"};
-  CHECK_THROWS_WITH(plan_graph(g, test::test_knobs("f32", "dequant"), unfused),
+  return plan_graph(g, test::test_knobs("f32", "dequant"), unfused);
+}
+
+TEST_CASE("an RMS norm longer than one block holds in registers is refused", "[plan]") {
+  CHECK_NOTHROW(plan_unfused_norm(one_norm_step(16384, false)));
+  CHECK_THROWS_WITH(plan_unfused_norm(one_norm_step(16384 + 32, false)),
                     Catch::Contains("the RMS norm kernel takes vectors of up to 16384 elements") &&
                         Catch::Contains("got 16416"));
 }
 
 TEST_CASE("an RMS norm whose weight is computed in the step is refused", "[plan]") {
   // The norm kernels load their weight before waiting on the previous launch.
-  constexpr int64_t kDim = 64, kVocab = 8;
-  GraphBuilder b;
-  b.set_metadata("arch", std::string("test"));
-  TensorId token = b.param("token", GgmlType::I32, {1});
-  b.param("pos", GgmlType::I32, {1});
-  TensorId row = b.apply(OpKind::embed_get_rows, "row", {kDim},
-                         {b.constant("table", GgmlType::F32, {kVocab, kDim}), token});
-  TensorId normed = b.rms_norm("normed", row, row, 1e-6);
-  TensorId logits = b.apply(OpKind::matmul, "logits", {kVocab}, {normed, b.constant("wo", GgmlType::F32, {kVocab, kDim})});
-  b.output(logits);
-  b.output(b.apply(OpKind::argmax, "next_token", {1}, {logits}, {}, GgmlType::I32));
-  Graph g = b.finish();
-  PlanOptions unfused;
-  unfused.held = {"embed_norm"};
-  CHECK_THROWS_WITH(plan_graph(g, test::test_knobs("f32", "dequant"), unfused),
+  CHECK_NOTHROW(plan_unfused_norm(one_norm_step(64, false)));
+  CHECK_THROWS_WITH(plan_unfused_norm(one_norm_step(64, true)),
                     Catch::Contains("must be a model constant; row is computed in the step"));
 }
 
