@@ -8,14 +8,8 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK_CUDA(call)                                                               \
-  do {                                                                                 \
-    cudaError_t err_ = (call);                                                         \
-    if (err_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "copy_bandwidth: %s: %s\n", #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#define BENCH_NAME "copy_bandwidth"
+#include "check_cuda.h"
 
 int main(int argc, char** argv) {
   const size_t bytes = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4096ull) << 20;  // MiB

@@ -24,14 +24,8 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK_CUDA(call)                                                              \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "launch_floor: %s: %s\n", #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#define BENCH_NAME "launch_floor"
+#include "check_cuda.h"
 
 namespace {
 
