@@ -548,7 +548,8 @@ class ProgramEmitter {
       o << "    p.x = " << f32_ptr(g.x) << ";\n";
     }
     o << "    p.split_k = " << g.split_k << ";\n";
-    launch_call("launch_gemv<" + weight_format(g.format) + ", " + (two_words ? "Activation::int8x2" : int8 ? "Activation::int8" : "Activation::f32") +
+    // kernels/gemv.cuh's Activation enumerators carry the numerics' names.
+    launch_call("launch_gemv<" + weight_format(g.format) + ", Activation::" + gemv_numerics_name(g.numerics) +
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }
 

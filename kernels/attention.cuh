@@ -156,11 +156,7 @@ __device__ __forceinline__ void load_cache_run(const T* row, int lane, float (&o
 // form is quantized a warp-wide 32-element block at a time).
 __device__ __forceinline__ void attention_store(const AttentionParams& p, int i, float v) {
   if (p.out != nullptr) p.out[i] = v;
-  if (p.out_qs != nullptr) {
-    const int block = i / kQ8Block;
-    quantize_block_warp(v, p.out_qs + block * kQ8Block, p.out_d + block, i % kQ8Block,
-                        p.out_lo != nullptr ? p.out_lo + block * kQ8Block : nullptr);
-  }
+  if (p.out_qs != nullptr) quantize_block_warp(v, p.out_qs, p.out_d, p.out_lo, i / kQ8Block, i % kQ8Block);
 }
 
 template <int HeadDim, CachePrecision C, int Group>

@@ -247,8 +247,8 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __device__ __forceinline__ void finish_rows(const GemvParams& p,
                                             const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                            float (*partial)[Swiglu ? 2 * RowsPerWarp : RowsPerWarp]) {
-  constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
+                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
   const int slice = ty % p.split_k;
@@ -332,7 +332,7 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
                 "int8 activations are only paired with q8_0_split weights (dp4a on both int8 operands)");
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
-  __shared__ float partial[kGemvMaxWarps][Swiglu ? 2 * RowsPerWarp : RowsPerWarp];
+  __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.

@@ -18,16 +18,18 @@ __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float scal
   return static_cast<int8_t>(fminf(127.0f, fmaxf(-127.0f, lo)));
 }
 
-// Quantizes one 32-element block held one value a lane; lane 0 writes d, and
-// with `lo` every lane also writes its low word. All 32 lanes must call it
-// (warp-wide reduction).
-__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int lane,
-                                                    int8_t* lo = nullptr) {
+// Quantizes 32-element block `block` of the int8 vector (qs, d; lo too for
+// the two-word form, else nullptr), held one value a lane: lane 0 writes d,
+// every lane its value's words. All 32 lanes must call it (warp-wide
+// reduction).
+__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int8_t* lo, int block,
+                                                    int lane) {
   const float scale = warp_max(fabsf(v)) / 127.0f;
   const float q = scale > 0.0f ? roundf(v / scale) : 0.0f;
-  qs[lane] = static_cast<int8_t>(q);
-  if (lane == 0) *d = scale;
-  if (lo != nullptr) lo[lane] = quantize_low_word(v, q, scale);
+  const int i = block * kQ8Block + lane;
+  qs[i] = static_cast<int8_t>(q);
+  if (lane == 0) d[block] = scale;
+  if (lo != nullptr) lo[i] = quantize_low_word(v, q, scale);
 }
 
 struct QuantizeParams {
@@ -48,8 +50,7 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __g
   const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (block >= p.n / kQ8Block) return;  // whole warps leave together
   const int i = block * kQ8Block + lane;
-  quantize_block_warp(p.x[i], p.out_qs + block * kQ8Block, p.out_d + block, lane,
-                      p.out_lo != nullptr ? p.out_lo + block * kQ8Block : nullptr);
+  quantize_block_warp(p.x[i], p.out_qs, p.out_d, p.out_lo, block, lane);
 }
 
 inline cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {

@@ -78,11 +78,7 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
     if (i >= p.n) break;  // uniform over a warp when Quantize (n a multiple of 32)
     const float y = h[j] * inv * w[j];
     if (!Quantize || p.out != nullptr) p.out[i] = y;
-    if constexpr (Quantize) {
-      const int b = i / kQ8Block;
-      quantize_block_warp(y, p.out_qs + b * kQ8Block, p.out_d + b, lane,
-                          p.out_lo != nullptr ? p.out_lo + b * kQ8Block : nullptr);
-    }
+    if constexpr (Quantize) quantize_block_warp(y, p.out_qs, p.out_d, p.out_lo, i / kQ8Block, lane);
   }
 }
 

@@ -460,8 +460,9 @@ class Linker {
       no_kernel(g_, index, "the attention kernel needs equal key and value head sizes, got " +
                                std::to_string(hd) + " and " + std::to_string(vc.cols()));
     if (hd % 32 != 0 || hd > kernels::kAttnMaxHeadDim)
-      no_kernel(g_, index, "the attention kernel takes head sizes that are multiples of 32 up to "
-                           "256 (one warp lane per 32 elements), got " + std::to_string(hd));
+      no_kernel(g_, index, "the attention kernel takes head sizes that are multiples of 32 up to " +
+                               std::to_string(kernels::kAttnMaxHeadDim) + " (one warp lane per 32 elements), got " +
+                               std::to_string(hd));
     AttentionLaunch p;
     p.q = q.name;
     p.k_cache = kc.name;
