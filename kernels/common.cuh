@@ -43,7 +43,7 @@ enum class CachePrecision { f32, f16 };
 // caller's LANEC_CUDA_CHECK names the failing launch instead of running it.
 inline cudaError_t invalid_launch() { return cudaErrorInvalidValue; }
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
-__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // ---- programmatic dependent launch (PDL) ----------------------------------------
 // On sm_90+ a kernel launched with programmatic stream serialization may start

@@ -108,15 +108,6 @@ __device__ __forceinline__ int dp4a16(const int4& a, const int4& b) {
   return __dp4a(a.w, b.w, s);
 }
 
-// Output rows of a launch: all parts' rows, or the gate's with a SwiGLU.
-template <bool Swiglu>
-__host__ __device__ __forceinline__ int launch_rows(const GemvParams& p) {
-  if (Swiglu) return p.parts[0].rows;
-  int rows = 0;
-  for (int q = 0; q < p.n_parts; ++q) rows += p.parts[q].rows;
-  return rows;
-}
-
 // The activation values of one chunk, loaded once and reused for every row.
 template <WeightFormat F, Activation A>
 struct XChunk {
@@ -285,15 +276,12 @@ struct WarpRows {
   WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
 };
 
-// `group_block`: which block's worth of row groups (blockIdx.x unless the
-// launch strides over them).
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                             int group_block) {
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int slice = threadIdx.y % p.split_k;
   const int groups = blockDim.y / p.split_k;
-  const int first_row = (group_block * groups + threadIdx.y / p.split_k) * RowsPerWarp;
+  const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
   const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
 #pragma unroll
@@ -425,44 +413,26 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
   extern __shared__ __align__(16) uint8_t staged[];
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
-  const int block = static_cast<int>(blockIdx.x);
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
-  gemv_detail::resolve_rows(p, rows, block);
+  gemv_detail::resolve_rows(p, rows);
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #else
   pdl_wait();
-  gemv_detail::resolve_rows(p, rows, block);
+  gemv_detail::resolve_rows(p, rows);
 #endif
   gemv_detail::XSource in{p.x, p.x_qs, p.x_d, p.x_lo};
   if constexpr (Staged) {
     __shared__ float scratch[kWarpSize];
     in = gemv_detail::stage_input<A>(p, staged, scratch);
-    // Row group blocks past the grid: this block takes every gridDim.x-th.
-    const int group_rows = RowsPerWarp * static_cast<int>(blockDim.y) / p.split_k;
-    const int n_group_blocks = ceil_div(gemv_detail::launch_rows<Swiglu>(p), group_rows);
-    for (int b = block; b < n_group_blocks; b += static_cast<int>(gridDim.x)) {
-      if (b != block) {
-        __syncthreads();  // the previous rows' slice sums are read before `partial` is reused
-        gemv_detail::resolve_rows(p, rows, b);
-      }
-      gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Staged>(p, in, rows, partial);
-    }
-  } else {
-    gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Staged>(p, in, rows, partial);
   }
+  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Staged>(p, in, rows, partial);
 }
 
-// Warps of a staged block (a measurement switch: more warps share one prologue).
-#ifndef LANEC_GEMV_STAGE_WARPS
-#define LANEC_GEMV_STAGE_WARPS 16
-#endif
-static_assert(LANEC_GEMV_STAGE_WARPS >= 1 && LANEC_GEMV_STAGE_WARPS <= kGemvMaxWarps, "staged warps 1..16");
-
 // Row groups per block for a split: keeps blocks at 4..16 warps. A staged
-// block takes LANEC_GEMV_STAGE_WARPS, so fewer blocks repeat the prologue.
+// block takes 16 warps, so fewer blocks repeat the prologue.
 inline int gemv_groups_per_block(int split_k, bool staged) {
-  if (staged) return split_k >= LANEC_GEMV_STAGE_WARPS ? 1 : LANEC_GEMV_STAGE_WARPS / split_k;
+  if (staged) return kGemvMaxWarps / split_k;
   return split_k >= 4 ? 1 : 4 / split_k;
 }
 
@@ -480,27 +450,18 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
     if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
   }
+  int rows = 0;
   for (int q = 0; q < p.n_parts; ++q) {
     if (p.parts[q].rows <= 0 || !aligned16(p.parts[q].w)) return invalid_launch();
     if (p.parts[q].y == nullptr && !(Swiglu && q == 1)) return invalid_launch();
+    rows += p.parts[q].rows;
   }
+  if (Swiglu) rows = p.parts[0].rows;
   const int groups = gemv_groups_per_block(p.split_k, Staged);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
-  const size_t smem = Staged ? static_cast<size_t>(stage_bytes) : 0;
-  auto* kernel = gemv_kernel<F, A, RowsPerWarp, Swiglu, Staged>;
-  int grid = ceil_div(gemv_detail::launch_rows<Swiglu>(p), RowsPerWarp * groups);
-  if (Staged) {
-    // No more blocks than fit on the chip at once: each strides over the row
-    // groups, so the prologue runs once a resident block, not once every few rows.
-    int device = 0, sms = 0, per_sm = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess)
-      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block.x * block.y), smem);
-    if (err != cudaSuccess) return err;
-    if (per_sm * sms > 0 && grid > per_sm * sms) grid = per_sm * sms;
-  }
-  return launch_kernel(kernel, static_cast<unsigned>(grid), block, smem, stream, p);
+  const int grid = ceil_div(rows, RowsPerWarp * groups);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, Staged>, static_cast<unsigned>(grid), block,
+                       Staged ? static_cast<size_t>(stage_bytes) : 0, stream, p);
 }
 
 }  // namespace lanec::kernels
