@@ -540,13 +540,7 @@ class ProgramEmitter {
     }
     o << "    p.n_parts = " << g.parts.size() << ";\n";
     o << "    p.k = " << g.k << ";\n";
-    if (g.staged) {  // norm_prologue / quantize_prologue: the blocks build x from the f32 vector
-      o << "    p.stage_x = " << f32_ptr(g.x) << ";\n";
-      if (!g.norm_weight.empty()) {
-        o << "    p.stage_norm_w = " << f32_ptr(g.norm_weight) << ";\n";
-        o << "    p.stage_eps = " << float_literal(g.eps) << ";\n";
-      }
-    } else if (int8) {
+    if (int8) {
       o << "    p.x_qs = " << qs(g.x_q8) << ";\n";
       o << "    p.x_d = " << qd(g.x_q8) << ";\n";
       if (two_words) o << "    p.x_lo = " << ptr(g.x_q8) << ".lo;\n";
@@ -556,8 +550,7 @@ class ProgramEmitter {
     o << "    p.split_k = " << g.split_k << ";\n";
     // kernels/gemv.cuh's Activation enumerators carry the numerics' names.
     launch_call("launch_gemv<" + weight_format(g.format) + ", Activation::" + gemv_numerics_name(g.numerics) +
-                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") +
-                (g.staged ? ", true" : "") + ">");
+                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }
 
   void emit(const Launch& l, const RopeLaunch& r) {

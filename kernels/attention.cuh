@@ -83,7 +83,7 @@ constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 #define LANEC_ATTN_KEYS 4
 #endif
 #ifndef LANEC_ATTN_VEC_LOADS
-#define LANEC_ATTN_VEC_LOADS 1
+#define LANEC_ATTN_VEC_LOADS 0
 #endif
 #ifndef LANEC_ATTN_MERGE_ALL
 #define LANEC_ATTN_MERGE_ALL 0

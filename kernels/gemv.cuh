@@ -18,20 +18,11 @@
 //   bias:    per part, y += bias (before the SwiGLU when Swiglu).
 //   residual: per part, y = W x (+ bias) + residual (after the SwiGLU).
 // A null bias / residual pointer means "no such epilogue".
-//
-// Staged form (template flag Staged; rules norm_prologue, quantize_prologue):
-// the block first builds its input in shared memory from the f32 vector
-// stage_x: RMS-normalized with stage_norm_w when that is set, then quantized
-// to the launch's int8 words (f32 numerics keep it f32). Every block repeats
-// this small prologue (the vector is at most a few KiB and L2-resident), which
-// saves the separate norm or quantize launch and its round trip to memory.
 #pragma once
 
 #include <cstring>
 
 #include "common.cuh"
-#include "limits.h"
-#include "quantize.cuh"
 
 namespace lanec::kernels {
 
@@ -62,10 +53,6 @@ struct GemvParams {
   const float* x_d;       // [k/32] int8 input block scales
   const int8_t* x_lo;     // [k] low words (Activation::int8x2); 16-byte aligned
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
-  // Staged launches only: x is built in shared memory from these.
-  const float* stage_x;       // [k] f32 input
-  const float* stage_norm_w;  // [k] RMS norm weight (a model constant), or nullptr: no norm
-  float stage_eps;
 };
 
 // Elements of x covered by one 16-byte chunk of a weight row.
@@ -125,85 +112,20 @@ struct XChunk<WeightFormat::q8_0_split, Activation::int8x2> {
   float d;
 };
 
-// Where the activation chunks come from: the launch's global buffers, or
-// (Staged) the block's shared-memory copy.
-struct XSource {
-  const float* x;
-  const int8_t* qs;
-  const float* d;
-  const int8_t* lo;
-};
-
-// Global memory is read through the read-only path; shared memory plainly.
-template <bool Staged, typename T>
-__device__ __forceinline__ T load_in(const T* src) {
-  if constexpr (Staged) return *src;
-  else return __ldg(src);
-}
-
-template <WeightFormat F, Activation A, bool Staged>
-__device__ __forceinline__ XChunk<F, A> load_x(const XSource& s, int c) {
+template <WeightFormat F, Activation A>
+__device__ __forceinline__ XChunk<F, A> load_x(const GemvParams& p, int c) {
   XChunk<F, A> x;
   if constexpr (A != Activation::f32) {
-    x.q = load_in<Staged>(reinterpret_cast<const int4*>(s.qs) + c);
-    x.d = load_in<Staged>(s.d + c / 2);  // two 16-element chunks per 32-element block
-    if constexpr (A == Activation::int8x2) x.lo = load_in<Staged>(reinterpret_cast<const int4*>(s.lo) + c);
+    x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
+    x.d = __ldg(p.x_d + c / 2);  // two 16-element chunks per 32-element block
+    if constexpr (A == Activation::int8x2) x.lo = __ldg(reinterpret_cast<const int4*>(p.x_lo) + c);
   } else {
     constexpr int n = gemv_chunk_elems<F>() / 4;
-    const float4* src = reinterpret_cast<const float4*>(s.x) + c * n;
+    const float4* src = reinterpret_cast<const float4*>(p.x) + c * n;
 #pragma unroll
-    for (int j = 0; j < n; ++j) x.v[j] = load_in<Staged>(src + j);
+    for (int j = 0; j < n; ++j) x.v[j] = __ldg(src + j);
   }
   return x;
-}
-
-// The staged input's layout in dynamic shared memory (limits.h
-// gemv_stage_bytes): f32 values, or qs [k], lo [k] (two words), d [k/32].
-template <Activation A>
-__device__ __forceinline__ XSource staged_source(uint8_t* smem, int k) {
-  if constexpr (A == Activation::f32) return {reinterpret_cast<const float*>(smem), nullptr, nullptr, nullptr};
-  const int words = A == Activation::int8x2 ? 2 : 1;
-  return {nullptr, reinterpret_cast<const int8_t*>(smem), reinterpret_cast<const float*>(smem + words * k),
-          A == Activation::int8x2 ? reinterpret_cast<const int8_t*>(smem + k) : nullptr};
-}
-
-// The prologue of a staged launch: all threads of the block build the input
-// in shared memory (after pdl_wait: stage_x is written by earlier launches).
-// Warp w takes 32-element blocks w, w + n_warps, ...; lane = element, so a
-// block's max |y| is a warp reduction, as in the standalone quantize kernel.
-// The sum of squares goes through `scratch` (kWarpSize floats).
-template <Activation A>
-__device__ __forceinline__ XSource stage_input(const GemvParams& p, uint8_t* smem, float* scratch) {
-  const int lane = threadIdx.x;
-  const int warp = threadIdx.y;
-  const int n_warps = blockDim.y;
-  const int n_blocks = p.k / kQ8Block;
-  float inv = 1.0f;
-  if (p.stage_norm_w != nullptr) {
-    float sumsq = 0.0f;
-    for (int b = warp; b < n_blocks; b += n_warps) {
-      const float v = p.stage_x[b * kQ8Block + lane];
-      sumsq += v * v;
-    }
-    sumsq = warp_sum(sumsq);
-    if (lane == 0) scratch[warp] = sumsq;
-    __syncthreads();
-    float total = lane < n_warps ? scratch[lane] : 0.0f;
-    inv = rsqrtf(warp_sum(total) / static_cast<float>(p.k) + p.stage_eps);
-  }
-  const XSource s = staged_source<A>(smem, p.k);
-  for (int b = warp; b < n_blocks; b += n_warps) {
-    const int i = b * kQ8Block + lane;
-    float y = p.stage_x[i];
-    if (p.stage_norm_w != nullptr) y = y * inv * p.stage_norm_w[i];
-    if constexpr (A == Activation::f32) {
-      const_cast<float*>(s.x)[i] = y;
-    } else {
-      quantize_block_warp(y, const_cast<int8_t*>(s.qs), const_cast<float*>(s.d), const_cast<int8_t*>(s.lo), b, lane);
-    }
-  }
-  __syncthreads();
-  return s;
 }
 
 // One 16-byte chunk of a weight row and (q8_0_split) its block scale.
@@ -322,8 +244,8 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
 
 // The rows' dot products over the input, the slice reduction and the
 // epilogue. All threads of the block call it (barriers inside).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Staged>
-__device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& in,
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+__device__ __forceinline__ void finish_rows(const GemvParams& p,
                                             const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                             float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
@@ -339,14 +261,14 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& 
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
   if (c0 < n_chunks) {
-    const auto x = load_x<F, A, Staged>(in, c0);
+    const auto x = load_x<F, A>(p, c0);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
   for (int c = c0 + kWarpSize * p.split_k; c < n_chunks; c += kWarpSize * p.split_k) {
-    const auto x = load_x<F, A, Staged>(in, c);
+    const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
@@ -400,7 +322,7 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p, const XSource& 
 
 }  // namespace gemv_detail
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Staged>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
@@ -411,7 +333,6 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
   __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
-  extern __shared__ __align__(16) uint8_t staged[];
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
@@ -421,35 +342,21 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  gemv_detail::XSource in{p.x, p.x_qs, p.x_d, p.x_lo};
-  if constexpr (Staged) {
-    __shared__ float scratch[kWarpSize];
-    in = gemv_detail::stage_input<A>(p, staged, scratch);
-  }
-  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Staged>(p, in, rows, partial);
+  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
 }
 
-// Row groups per block for a split: keeps blocks at 4..16 warps. A staged
-// block takes 16 warps, so fewer blocks repeat the prologue.
-inline int gemv_groups_per_block(int split_k, bool staged) {
-  if (staged) return kGemvMaxWarps / split_k;
-  return split_k >= 4 ? 1 : 4 / split_k;
-}
+// Row groups per block for a split: keeps blocks at 4..16 warps.
+inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Staged = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
   if (p.split_k < 1 || p.split_k > kGemvMaxWarps) return invalid_launch();
   if (p.n_parts < 1 || p.n_parts > kGemvMaxParts) return invalid_launch();
   if (Swiglu && (p.n_parts != 2 || p.parts[0].rows != p.parts[1].rows)) return invalid_launch();
-  const long long stage_bytes = gemv_stage_bytes(A != Activation::f32, A == Activation::int8x2, p.k);
-  if (Staged) {
-    if (p.stage_x == nullptr || p.k % kQ8Block != 0 || stage_bytes > kGemvMaxStageBytes) return invalid_launch();
-  } else {
-    if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
-    if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
-  }
+  if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
+  if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
   int rows = 0;
   for (int q = 0; q < p.n_parts; ++q) {
     if (p.parts[q].rows <= 0 || !aligned16(p.parts[q].w)) return invalid_launch();
@@ -457,11 +364,10 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     rows += p.parts[q].rows;
   }
   if (Swiglu) rows = p.parts[0].rows;
-  const int groups = gemv_groups_per_block(p.split_k, Staged);
+  const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, Staged>, static_cast<unsigned>(grid), block,
-                       Staged ? static_cast<size_t>(stage_bytes) : 0, stream, p);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

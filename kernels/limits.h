@@ -12,13 +12,5 @@ constexpr int kRmsNormMaxLength = 16384;
 constexpr int kRopeMaxHeadDim = 256;
 // attention.cuh: a lane holds head_dim / 32 elements of q and of each accumulator.
 constexpr int kAttnMaxHeadDim = 256;
-// gemv.cuh, staged launches (norm_prologue, quantize_prologue): a block
-// stages its whole input in shared memory, at most this many bytes of it.
-constexpr long long kGemvMaxStageBytes = 40 * 1024;
-// Bytes a staged GEMV input of k elements takes: f32 values, or the int8
-// words (two with two-word numerics) and one f32 scale per 32 elements.
-constexpr long long gemv_stage_bytes(bool int8, bool two_words, long long k) {
-  return int8 ? k * (two_words ? 2 : 1) + k / 32 * 4 : k * 4;
-}
 
 }  // namespace lanec::kernels

@@ -1,24 +1,10 @@
 // add_norm: residual add + RMS norm -> one rms_norm launch (math in rules/add_norm.h).
 #include "rules/add_norm.h"
 
-#include "rules/norm_prologue.h"
-
 namespace lanec {
 namespace {
 
 using namespace rule_helpers;
-
-// Whether an addend is a matmul output of a plain GEMV node (a
-// gemv_norm_epilogue site).
-bool gemv_makes_addend(const FusedGraph& g, const Op& add) {
-  for (TensorId t : add.inputs) {
-    std::optional<int> p = g.producer(t);
-    if (!p || !is_plain_gemv(g, g.node(*p))) continue;
-    for (const Op* mm : matmuls_of(g, g.node(*p)))
-      if (mm->outputs[0] == t) return true;
-  }
-  return false;
-}
 
 class AddNormRule : public FusionRule {
  public:
@@ -38,12 +24,8 @@ class AddNormRule : public FusionRule {
   }
 
   std::optional<std::string> guard(const FusedGraph& g, const RuleMatch& site,
-                                   const RuleContext& context) const override {
+                                   const RuleContext&) const override {
     const Op& add = g.only_op(g.node(site.nodes[0]));
-    const Op& norm = g.only_op(g.node(site.nodes[1]));
-    if (!context.is_held("norm_prologue") && norm_feeds_only_gemvs(g, norm.outputs[0], context.knobs) && gemv_makes_addend(g, add))
-      return "the norm of " + g.graph().tensor(add.outputs[0]).name +
-             " feeds GEMVs only: norm_prologue computes it in their launch and gemv_norm_epilogue takes the add";
     const Tensor& a = g.graph().tensor(add.inputs[0]);
     const Tensor& b = g.graph().tensor(add.inputs[1]);
     if (a.shape != b.shape)

@@ -31,8 +31,6 @@
 #include "rules/rope_parts.h"
 #include "rules/gemv_parts.h"
 #include "rules/sequences.h"
-#include "rules/norm_prologue.h"
-#include "rules/quantize_prologue.h"
 
 namespace lanec {
 namespace {
@@ -66,8 +64,6 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_sequences_rule());
-  rules.push_back(make_norm_prologue_rule());
-  rules.push_back(make_quantize_prologue_rule());
   return rules;
 }
 

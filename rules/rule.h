@@ -32,14 +32,6 @@ struct RuleMatch {
 
 struct RuleContext {
   const Knobs& knobs;
-  // Rules held back by --hold in this rewrite (a rule may leave a site to a
-  // later rule only while that rule is not held).
-  const std::vector<std::string>& held;
-  bool is_held(const std::string& rule) const {
-    for (const std::string& h : held)
-      if (h == rule) return true;
-    return false;
-  }
 };
 
 class FusionRule {

@@ -48,17 +48,6 @@ void dot_rows(const float* w, size_t k, const GemvInput& in, float* out) {
   for (int r = 0; r < R; ++r) out[r] = static_cast<float>(sum[r]);
 }
 
-// y = x * rsqrt(mean(x^2) + eps) * w, the sum in double (the kernels' f32
-// sums differ from it in the last bits).
-std::vector<float> rms_normalized(const float* x, const float* w, int64_t n, double eps) {
-  double sumsq = 0.0;
-  for (int64_t i = 0; i < n; ++i) sumsq += static_cast<double>(x[i]) * x[i];
-  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(n) + eps);
-  std::vector<float> y(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) y[static_cast<size_t>(i)] = static_cast<float>(x[i] * inv * w[i]);
-  return y;
-}
-
 }  // namespace
 
 void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d, int8_t* lo) {
@@ -179,12 +168,15 @@ void CpuScheduleExecutor::run(const EmbedLaunch& l) {
   LANEC_ASSERT(token >= 0 && token < l.n_rows, "token out of range in " + l.table);
   const float* row = table.data() + static_cast<size_t>(token) * static_cast<size_t>(l.dim);
   float* out = f32(l.out, l.dim);
-  if (l.norm_weight.empty()) {
-    std::copy(row, row + l.dim, out);
-  } else {
-    const std::vector<float> y = rms_normalized(row, f32_in(l.norm_weight, l.dim), l.dim, l.eps);
-    std::copy(y.begin(), y.end(), out);
+  double inv = 1.0;
+  if (!l.norm_weight.empty()) {
+    double sumsq = 0.0;
+    for (int64_t i = 0; i < l.dim; ++i) sumsq += static_cast<double>(row[i]) * row[i];
+    inv = 1.0 / std::sqrt(sumsq / static_cast<double>(l.dim) + l.eps);
   }
+  const float* w = l.norm_weight.empty() ? nullptr : f32_in(l.norm_weight, l.dim);
+  for (int64_t i = 0; i < l.dim; ++i)
+    out[i] = w ? static_cast<float>(row[i] * inv * w[i]) : row[i];
 }
 
 void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
@@ -194,7 +186,12 @@ void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
     for (int64_t i = 0; i < l.n; ++i) h[static_cast<size_t>(i)] += r[i];
     std::copy(h.begin(), h.end(), f32(l.h_out, l.n));
   }
-  const std::vector<float> y = rms_normalized(h.data(), f32_in(l.weight, l.n), l.n, l.eps);
+  double sumsq = 0.0;
+  for (float v : h) sumsq += static_cast<double>(v) * v;
+  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(l.n) + l.eps);
+  const float* w = f32_in(l.weight, l.n);
+  std::vector<float> y(h.size());
+  for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
   if (!l.out.empty()) std::copy(y.begin(), y.end(), f32(l.out, l.n));
   if (!l.out_q8.empty()) {
     quantize_into(q8(l.out_q8), y.data(), l.n);
@@ -208,22 +205,8 @@ void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
   const size_t k = static_cast<size_t>(l.k);
   GemvInput in;
-  // Staged: the launch builds its input from the f32 x (norm, then int8 words).
-  std::vector<float> staged;
-  Storage staged_q8;
-  if (l.staged) {
-    const float* x = f32_in(l.x, l.k);
-    staged = l.norm_weight.empty() ? std::vector<float>(x, x + l.k)
-                                   : rms_normalized(x, f32_in(l.norm_weight, l.k), l.k, l.eps);
-    if (l.numerics != GemvNumerics::f32) {
-      staged_q8.qs.assign(k, 0);
-      staged_q8.qd.assign(k / kBlock, 0.0f);
-      if (l.numerics == GemvNumerics::int8x2) staged_q8.ql.assign(k, 0);
-      quantize_into(staged_q8, staged.data(), l.k);
-    }
-  }
   if (l.numerics != GemvNumerics::f32) {
-    const Storage& xq = l.staged ? staged_q8 : q8(l.x_q8);
+    const Storage& xq = q8(l.x_q8);
     in.x.assign(xq.qs.begin(), xq.qs.begin() + l.k);
     if (l.numerics == GemvNumerics::int8x2) {
       LANEC_ASSERT(xq.ql.size() >= static_cast<size_t>(l.k), "two-word GEMV input " + l.x_q8 + " has no low word");
@@ -231,8 +214,6 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
       for (size_t i = 0; i < k; ++i) in.x[i] += static_cast<double>(xq.ql[i]) / 254.0;
     }
     in.block_scale = xq.qd.data();
-  } else if (l.staged) {
-    in.x.assign(staged.begin(), staged.end());
   } else {
     in.x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
   }

@@ -221,11 +221,9 @@ class Linker {
   void link_gemv(const FusedNode& n) {
     std::vector<size_t> matmuls;
     const Op* glu = nullptr;
-    const Op* norm = nullptr;  // norm_prologue: the RMS norm of x, computed by every block
     for (size_t i : n.ops) {
       if (f_.op(i).kind == OpKind::matmul) matmuls.push_back(i);
       if (f_.op(i).kind == OpKind::swiglu) glu = &f_.op(i);
-      if (f_.op(i).kind == OpKind::rms_norm) norm = &f_.op(i);
     }
     LANEC_ASSERT(!matmuls.empty(), "gemv node without a matmul");
     GemvLaunch p;
@@ -266,14 +264,8 @@ class Linker {
       p.parts[1].y.clear();
       p.swiglu = true;
     }
-    if (p.format == GgmlType::Q8_0 && knobs_.activations != ActivationNumerics::dequant)
+    if (p.format == GgmlType::Q8_0 && knobs_.activations != ActivationNumerics::dequant) {
       p.numerics = knobs_.activations == ActivationNumerics::two_pass_int8 ? GemvNumerics::int8x2 : GemvNumerics::int8;
-    if (norm) {
-      p.staged = true;
-      p.x = name(norm->inputs[0]);
-      p.norm_weight = name(norm->inputs[1]);
-      p.eps = norm->get_float("eps");
-    } else if (p.numerics != GemvNumerics::f32) {
       p.x_q8 = int8_form_of(x.name);
     } else {
       p.x = x.name;
@@ -547,7 +539,6 @@ struct ParamText {
       s += (i ? "+" : "") + std::to_string(l.parts[i].rows) +
            (l.parts[i].bias.empty() ? "" : "(bias)") + (l.parts[i].residual.empty() ? "" : "(residual)");
     if (l.swiglu) s += " swiglu";
-    if (l.staged) s += l.norm_weight.empty() ? " staged" : " staged+norm eps=" + format_float(l.eps);
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
   }
   void operator()(const RopeLaunch& l) {

@@ -21,6 +21,10 @@
 namespace lanec {
 namespace {
 
+bool held(const PlanOptions& options, const std::string& rule) {
+  return std::find(options.held.begin(), options.held.end(), rule) != options.held.end();
+}
+
 void check_stage_name(const std::string& stage) {
   if (stage.empty()) return;
   const auto& names = plan_stage_names();
@@ -87,7 +91,7 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   dump("link", [&] { return print_launches(linked.launches); });
 
   // size: int8 forms, chip parameters, buffers.
-  SizedPlan sized = size_plan(g, linked, knobs, options.held, tally);
+  SizedPlan sized = size_plan(g, linked, knobs, held(options, "rows_a_warp"), tally);
   dump("size", [&] { return print_launches(sized.launches) + "\n" + print_buffers(sized.buffers); });
 
   // sequences: merge per-sequence launches.

@@ -10,9 +10,8 @@
 namespace lanec {
 namespace {
 
-int run_rule(FusedGraph& fused, const FusionRule& rule, const Knobs& knobs, const std::vector<std::string>& held,
-             RuleTally& tally) {
-  RuleContext context{knobs, held};
+int run_rule(FusedGraph& fused, const FusionRule& rule, const Knobs& knobs, RuleTally& tally) {
+  RuleContext context{knobs};
   int fired = 0;
   // Each round fires at least once or ends the loop; a graph of N ops can
   // lose at most N nodes, which bounds the rounds.
@@ -52,15 +51,14 @@ void apply_rules(FusedGraph& fused, const Knobs& knobs, const std::vector<std::s
   for (const auto& rule : rule_registry()) {
     if (rule->stage() != RuleStage::graph || rule->waiting_for()) continue;
     if (std::find(held.begin(), held.end(), rule->name()) != held.end()) continue;
-    run_rule(fused, *rule, knobs, held, tally);
+    run_rule(fused, *rule, knobs, tally);
   }
 }
 
 int apply_rule(FusedGraph& fused, const std::string& name, const Knobs& knobs, RuleTally& tally) {
   const FusionRule* rule = find_rule(name);
   if (!rule) throw Error("unknown rule '" + name + "'");
-  static const std::vector<std::string> none;
-  return run_rule(fused, *rule, knobs, none, tally);
+  return run_rule(fused, *rule, knobs, tally);
 }
 
 }  // namespace lanec

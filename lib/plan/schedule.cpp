@@ -75,7 +75,6 @@ struct ReadsOf {
   void operator()(const GemvLaunch& l) {
     push(r, l.x);
     push(r, l.x_q8);
-    push(r, l.norm_weight);
     for (const GemvPart& p : l.parts) {
       push(r, p.weight);
       push(r, p.bias);

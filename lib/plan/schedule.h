@@ -98,15 +98,9 @@ struct GemvLaunch {
   std::vector<GemvPart> parts; // 1..4 (gemv_parts); exactly 2 when swiglu (gate, up)
   GgmlType format = GgmlType::F32;  // one format for all parts
   GemvNumerics numerics = GemvNumerics::f32;
-  std::string x;               // f32 input (numerics f32, or staged)
-  std::string x_q8;            // int8 input (numerics int8 and int8x2, not staged)
+  std::string x;               // f32 input (numerics f32)
+  std::string x_q8;            // int8 input (numerics int8 and int8x2)
   int64_t k = 0;
-  // Staged (norm_prologue, quantize_prologue): each block builds its input in
-  // shared memory from the f32 x: RMS-normalized with norm_weight when that
-  // is set, then quantized to the launch's int8 words (int8 numerics).
-  bool staged = false;
-  std::string norm_weight;     // norm_prologue: f32 [k]; empty = no norm
-  double eps = 0.0;
   bool swiglu = false;         // glu_pair: parts[0].y = silu(gate x) * (up x)
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4
   int split_k = 1;             // warps sharing one row group (1..16)

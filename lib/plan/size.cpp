@@ -6,7 +6,6 @@
 #include <set>
 
 #include "lib/common/error.h"
-#include "rules/quantize_prologue.h"
 #include "rules/rows_a_warp.h"
 
 namespace lanec {
@@ -31,10 +30,8 @@ int64_t chunk_elems(GgmlType format) {
 
 class Sizer {
  public:
-  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, bool rows_a_warp_held,
-        bool quantize_prologue_held, RuleTally& tally)
-      : g_(g), linked_(linked), knobs_(knobs), rows_a_warp_held_(rows_a_warp_held),
-        quantize_prologue_held_(quantize_prologue_held), tally_(tally) {
+  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, bool held, RuleTally& tally)
+      : g_(g), linked_(linked), knobs_(knobs), rows_a_warp_held_(held), tally_(tally) {
     for (const ViewDecl& v : linked.views) {
       LANEC_ASSERT(!views_.count(v.tensor), "tensor " + v.tensor + " planned as two views");
       views_[v.tensor] = v;
@@ -122,7 +119,6 @@ class Sizer {
         if (!f32_form_read(launches, tensor)) drop_f32_output(launches, tensor);
         continue;
       }
-      if (stage_in_gemvs(launches, tensor, q8)) continue;
       // A quantize launch just before the first GEMV reading the int8 form.
       size_t first = 0;
       while (first < launches.size()) {
@@ -137,28 +133,6 @@ class Sizer {
       quant.params = QuantizeLaunch{tensor, q8, n};
       launches.insert(launches.begin() + static_cast<std::ptrdiff_t>(first), quant);
     }
-  }
-
-  // quantize_prologue: the GEMVs reading the int8 form `q8` of `tensor`
-  // quantize the f32 tensor themselves. True when none is left to read q8.
-  bool stage_in_gemvs(std::vector<Launch>& launches, const std::string& tensor, const std::string& q8) {
-    if (quantize_prologue_held_) return false;
-    bool all = true;
-    for (Launch& l : launches) {
-      auto* p = std::get_if<GemvLaunch>(&l.params);
-      if (!p || p->x_q8 != q8) continue;
-      if (auto reason = quantize_prologue_declines(p->k, p->numerics == GemvNumerics::int8x2)) {
-        tally_.declined("quantize_prologue", l.name, *reason);
-        all = false;
-        continue;
-      }
-      p->x_q8.clear();
-      p->x = tensor;
-      p->staged = true;
-      tally_.fired("quantize_prologue", l.name, l.ops);
-      l.rules.push_back("quantize_prologue");
-    }
-    return all;
   }
 
   void choose_parameters(Launch& l) {
@@ -340,7 +314,6 @@ class Sizer {
   const LinkedPlan& linked_;
   const Knobs& knobs_;
   bool rows_a_warp_held_;
-  bool quantize_prologue_held_;
   RuleTally& tally_;
   std::map<std::string, ViewDecl> views_;
   std::map<std::string, int64_t> packs_;
@@ -406,9 +379,8 @@ int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
-                    const std::vector<std::string>& held, RuleTally& tally) {
-  auto is_held = [&](const char* rule) { return std::find(held.begin(), held.end(), rule) != held.end(); };
-  return Sizer(graph, linked, knobs, is_held("rows_a_warp"), is_held("quantize_prologue"), tally).run();
+                    bool rows_a_warp_held, RuleTally& tally) {
+  return Sizer(graph, linked, knobs, rows_a_warp_held, tally).run();
 }
 
 std::string print_buffers(const std::vector<Buffer>& buffers) {

@@ -31,7 +31,7 @@ struct SizedPlan {
 };
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
-                    const std::vector<std::string>& held, RuleTally& tally);
+                    bool rows_a_warp_held, RuleTally& tally);
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);

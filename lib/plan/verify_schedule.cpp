@@ -20,11 +20,8 @@ void check_params(const Launch& l) {
     if (g->rows_per_warp != 1 && g->rows_per_warp != 2 && g->rows_per_warp != 4)
       bad(l, "rows_per_warp " + std::to_string(g->rows_per_warp));
     if (g->split_k < 1 || g->split_k > 16) bad(l, "split_k " + std::to_string(g->split_k));
-    const bool reads_f32 = g->numerics == GemvNumerics::f32 || g->staged;
-    if (reads_f32 == g->x.empty() || g->x.empty() == g->x_q8.empty())
+    if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
-    if (!g->norm_weight.empty() && !g->staged) bad(l, "GEMV norm prologue without a staged input");
-    if (g->staged && g->k % 32 != 0) bad(l, "staged GEMV input of " + std::to_string(g->k) + " elements");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");

@@ -65,7 +65,7 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
   CHECK(text.find("[head_norm_rope, row_write, rope_parts]") != std::string::npos);
   CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16>") != std::string::npos);
   CHECK(text.find("launch_kv_write") == std::string::npos);
-  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>") != std::string::npos);
+  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") != std::string::npos);
   CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
   CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
@@ -125,15 +125,13 @@ TEST_CASE("two-pass-int8 programs (the samples) read and write both int8 words",
   // GEMVs over q8_0 take the two-word path and its low words.
   CHECK(code.find("Activation::int8x2") != std::string::npos);
   CHECK(code.find("Activation::int8,") == std::string::npos);
-  CHECK(code.find("p.x_lo = b.attn_l00_q8.lo;") != std::string::npos);
-  // The attention writes the low words; the norms and the SwiGLU output
-  // are staged by the GEMVs that read them (norm_prologue, quantize_prologue).
+  CHECK(code.find("p.x_lo = b.attn_norm_l00_q8.lo;") != std::string::npos);
+  // The norm, the attention and the SwiGLU's quantize launch write the low words.
+  CHECK(code.find("p.out_lo = b.attn_norm_l00_q8.lo;") != std::string::npos);
+  CHECK(code.find("launch_rms_norm<false, true>") != std::string::npos);
   CHECK(code.find("p.out_lo = b.attn_l00_q8.lo;") != std::string::npos);
-  CHECK(code.find("launch_rms_norm") == std::string::npos);
-  CHECK(code.find("launch_quantize_q8") == std::string::npos);
-  CHECK(code.find("    p.stage_x = b.inp_embd;\n    p.stage_norm_w = w.attn_norm_l00;\n") != std::string::npos);
-  CHECK(code.find("    p.stage_x = b.ffn_act_l00;\n    p.split_k") != std::string::npos);
-  CHECK(code.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>") != std::string::npos);
+  CHECK(code.find("p.out_lo = b.ffn_act_l00_q8.lo;") != std::string::npos);
+  CHECK(code.find("launch_quantize_q8") != std::string::npos);
   // The form's three planes: n high, n low, n/32 scales.
   CHECK(code.find("int8 high + int8 low + f32 scale per 32") != std::string::npos);
 }
@@ -143,8 +141,8 @@ TEST_CASE("one-word int8 programs read and write no low words", "[emit]") {
   CHECK(code.find("Activation::int8,") != std::string::npos);
   CHECK(code.find("Activation::int8x2") == std::string::npos);
   CHECK(code.find("_lo = ") == std::string::npos);
-  CHECK(code.find("p.stage_norm_w = w.ffn_norm_l01;") != std::string::npos);
-  CHECK(code.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8, 1, false, true>") != std::string::npos);
+  CHECK(code.find("launch_rms_norm<false, true>") != std::string::npos);
+  CHECK(code.find("launch_quantize_q8") != std::string::npos);  // the SwiGLU output's
 }
 
 TEST_CASE("model identity: checked metadata and fingerprint", "[emit]") {
@@ -240,8 +238,7 @@ TEST_CASE("the launch table for --profile has one row per launch with the bytes 
     const Launch& l = s.launches[i];
     INFO(l.name);
     if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !checked_gemv && g->parts.size() > 1) {
-      uint64_t weights = g->norm_weight.empty() ? 0 : s.buffer(g->norm_weight).bytes;
-      uint64_t activations = activation_extent(s, g->x) + activation_extent(s, g->x_q8);
+      uint64_t weights = 0, activations = activation_extent(s, g->x) + activation_extent(s, g->x_q8);
       for (const GemvPart& p : g->parts) {
         weights += s.buffer(p.weight).bytes;
         activations += activation_extent(s, p.y) + activation_extent(s, p.bias) + activation_extent(s, p.residual);

@@ -432,38 +432,20 @@ std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>
   return s;
 }
 
-// How a staged launch (Staged = true) builds its input: quantize only, or an
-// RMS norm first.
-enum class Stage { none, quantize, norm };
-
-// Sum over i of |w[r,i]| * err[i]: what an error of err[i] in x[i] can move row r.
-std::vector<float> weighted_error(const std::vector<float>& w, const std::vector<float>& err, int rows, int k) {
-  return abs_dot(w, err, rows, k);
-}
-
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Staged = false>
-void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k,
-                     Stage stage = Stage::none) {
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k) {
   const int n_parts = static_cast<int>(part_rows.size());
   const auto x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
-  const auto norm_w = random_floats(static_cast<size_t>(k), 0.5f, 1.5f);
-  const float eps = 1e-6f;
-  // Int8 numerics: both sides take the same quantized activations. Staged,
-  // the kernel quantizes (and normalizes) x itself: the reference multiplies
-  // the f32 values and each row's budget grows by what the quantization can
-  // move it (a step d a word for one word, d/127 for two; err_x).
+  // Int8 numerics: both sides take the same quantized activations.
   std::vector<int8_t> xq(static_cast<size_t>(k));
   std::vector<float> xd(static_cast<size_t>(k / kQ8Block + 1));
   std::vector<int8_t> xlo(static_cast<size_t>(k));
-  const std::vector<float> x_in = stage == Stage::norm ? ref::rms_norm(x, norm_w, eps) : x;
-  if (A != Activation::f32) ref::quantize_q8(x_in.data(), k, xq.data(), xd.data());
-  if (A == Activation::int8x2) ref::quantize_q8_low(x_in.data(), k, xq.data(), xd.data(), xlo.data());
-  std::vector<float> x_eff = x_in;  // the values the kernel multiplies by
-  std::vector<float> err_x(static_cast<size_t>(k), 0.0f);
-  for (int i = 0; i < k && A != Activation::f32; ++i) {
-    if (Staged) err_x[i] = xd[i / kQ8Block] * (A == Activation::int8x2 ? 1.0f / 127.0f : 1.0f) / 1e-6f;
-    else x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
-  }
+  if (A != Activation::f32) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
+  if (A == Activation::int8x2) ref::quantize_q8_low(x.data(), k, xq.data(), xd.data(), xlo.data());
+  std::vector<float> x_eff = x;  // the values the kernel multiplies by
+  if (A != Activation::f32)
+    for (int i = 0; i < k; ++i)
+      x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
 
   DeviceBuffer<float> d_x(x), d_xd(xd);
   DeviceBuffer<int8_t> d_xq(xq), d_xlo(xlo);
@@ -494,34 +476,18 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   p.x_d = d_xd.get();
   p.x_lo = d_xlo.get();
   p.split_k = split_k;
-  DeviceBuffer<float> d_norm_w(norm_w);
-  if (Staged) {  // the launch reads only the f32 vector (and the norm weight)
-    p.x = nullptr;
-    p.x_qs = nullptr;
-    p.x_d = nullptr;
-    p.x_lo = nullptr;
-    p.stage_x = d_x.get();
-    p.stage_norm_w = stage == Stage::norm ? d_norm_w.get() : nullptr;
-    p.stage_eps = eps;
-  }
-  expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu, Staged>(p, nullptr));
+  expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
 
   std::string shape;
   for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
-  const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s%s", format_name(F),
+  const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s", format_name(F),
                               A == Activation::int8x2 ? "int8x2" : A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
-                              epilogue_name(epi),
-                              stage == Stage::norm ? " staged+norm" : stage == Stage::quantize ? " staged" : "");
+                              epilogue_name(epi));
   // Error budget: 1e-6 of sum |w x| (float accumulation in a different order).
   if (Swiglu) {
     const int rows = part_rows[0];
     const auto g = ref::gemv(w[0].values, x_eff, rows, k), u = ref::gemv(w[1].values, x_eff, rows, k);
-    auto sg = abs_dot(w[0].values, x_eff, rows, k), su = abs_dot(w[1].values, x_eff, rows, k);
-    const auto eg = weighted_error(w[0].values, err_x, rows, k), eu = weighted_error(w[1].values, err_x, rows, k);
-    for (int r = 0; r < rows; ++r) {
-      sg[r] += eg[r];
-      su[r] += eu[r];
-    }
+    const auto sg = abs_dot(w[0].values, x_eff, rows, k), su = abs_dot(w[1].values, x_eff, rows, k);
     std::vector<float> y(static_cast<size_t>(rows)), scale(static_cast<size_t>(rows));
     for (int r = 0; r < rows; ++r) {
       const float gv = g[r] + (use_bias ? bias[0][r] : 0.0f), uv = u[r] + (use_bias ? bias[1][r] : 0.0f);
@@ -534,10 +500,9 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
       const int rows = part_rows[q];
       auto y = ref::gemv(w[q].values, x_eff, rows, k);
       auto scale = abs_dot(w[q].values, x_eff, rows, k);
-      const auto err = weighted_error(w[q].values, err_x, rows, k);
       for (int r = 0; r < rows; ++r) {
         y[r] += (use_bias ? bias[q][r] : 0.0f) + (use_res ? res[q][r] : 0.0f);
-        scale[r] += 1.0f + err[r];
+        scale[r] += 1.0f;
       }
       check(n_parts > 1 ? fmt("%s part%d", tag.c_str(), q) : tag, d_y[q]->download(), y, 1e-6, 1e-6, scale);
     }
@@ -567,13 +532,6 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, true>(512, {300, 300}, Epilogue::swiglu, 1);
   sweep_gemv_case<F, A, 2, true>(1024, {1001, 1001}, Epilogue::swiglu, 4);
   sweep_gemv_case<F, A, 4, true>(896, {4864, 4864}, Epilogue::swiglu_bias_residual, 2);
-  // Staged (norm_prologue, quantize_prologue): the block builds x itself.
-  sweep_gemv_case<F, A, 1, false, true>(1024, {2048, 1024, 1024}, Epilogue::plain, 2, Stage::norm);
-  sweep_gemv_case<F, A, 2, false, true>(4096, {1000}, Epilogue::residual, 4, Stage::norm);
-  sweep_gemv_case<F, A, 1, true, true>(1024, {3072, 3072}, Epilogue::swiglu, 2, Stage::norm);
-  sweep_gemv_case<F, A, 1, false, true>(3072, {1024}, Epilogue::residual, 8, Stage::quantize);
-  sweep_gemv_case<F, A, 4, false, true>(96, {37}, Epilogue::bias, 1, Stage::norm);
-  sweep_gemv_case<F, A, 1, false, true>(8192, {777}, Epilogue::plain, 16, Stage::quantize);
 }
 
 void sweep_gemv() {

@@ -190,12 +190,12 @@ TEST_CASE("two-word int8 activations come close to the f32 reference where one w
   CHECK(two_words * 20 < one_word);
   // Its GEMVs read both words: the int8 forms are planned two-word.
   PlanResult two = plan_graph(model->graph, test::test_knobs("f32", "two-pass-int8"), {});
-  const Buffer& x = two.schedule.buffer("attn_l00.q8");
+  const Buffer& x = two.schedule.buffer("attn_norm_l00.q8");
   CHECK(x.form == BufferForm::q8x2);
-  CHECK(x.bytes == 2 * 128 + 4 * 4);
+  CHECK(x.bytes == 2 * 64 + 2 * 4);
   bool two_word_gemv = false;
   for (const Launch& l : two.schedule.launches)
-    if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && g->x_q8 == "attn_l00.q8")
+    if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && g->x_q8 == "attn_norm_l00.q8")
       two_word_gemv = g->numerics == GemvNumerics::int8x2;
   CHECK(two_word_gemv);
 }

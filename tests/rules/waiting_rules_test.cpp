@@ -31,7 +31,7 @@ TEST_CASE("waiting rules never match and say what they wait for", "[rules]") {
     std::string expected = rule->name() == std::string("sequences")
                                ? "waiting for batched decode"
                                : std::string("waiting for architecture ") + rule->waiting_for();
-    CHECK(*rule->guard(fused, RuleMatch{}, RuleContext{knobs, {}}) == expected);
+    CHECK(*rule->guard(fused, RuleMatch{}, RuleContext{knobs}) == expected);
   }
   CHECK(counted == 14);
 }

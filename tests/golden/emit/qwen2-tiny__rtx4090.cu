@@ -5,8 +5,8 @@
 // knob file:   rtx4090.yaml
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
-// launches:    15 a step (argmax 1, attention 2, embed 1, gemv 9, rope 2)
-// memory:      weights 151296 bytes, buffers 85760 bytes
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, quantize 2, rms_norm 5, rope 2)
+// memory:      weights 151296 bytes, buffers 89088 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -101,7 +101,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen2.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 85760 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 89088 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -114,10 +114,20 @@ struct Buffers {
   // activation
   Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  float* attn_out_l00;  // attn_out_l00  activation f32 [64]
+  float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   float* ffn_act_l00;  // ffn_act_l00  activation f32 [128]
+  Int8Vec ffn_act_l00_q8;  // ffn_act_l00.q8  activation int8 high + int8 low + f32 scale per 32 [128]
   float* ffn_act_l01;  // ffn_act_l01  activation f32 [128]
+  Int8Vec ffn_act_l01_q8;  // ffn_act_l01.q8  activation int8 high + int8 low + f32 scale per 32 [128]
+  Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
+  float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* inp_embd;  // inp_embd  activation f32 [64]
   float* l_out_l00;  // l_out_l00  activation f32 [64]
   float* l_out_l01;  // l_out_l01  activation f32 [64]
@@ -125,6 +135,7 @@ struct Buffers {
   int* next_token;  // next_token  activation i32 [1]
   float* qkv_l00;  // qkv_l00  activation f32 [128]
   float* qkv_l01;  // qkv_l01  activation f32 [128]
+  Int8Vec result_norm_q8;  // result_norm.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 16, 32]
   int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
@@ -192,23 +203,34 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.cache_v_l01 = reinterpret_cast<__half*>(bbase + 49664);
   b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66048), reinterpret_cast<float*>(bbase + 66176), reinterpret_cast<int8_t*>(bbase + 66112)};
   b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66432), reinterpret_cast<int8_t*>(bbase + 66368)};
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 66560);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 66816);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 67072);
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 67584);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 68096);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 68352);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 68608);
-  b.logits = reinterpret_cast<float*>(bbase + 68864);
-  b.next_token = reinterpret_cast<int*>(bbase + 70912);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 71168);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 71680);
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 72192);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 76288);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 76544);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 76800);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 80896);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 81152);
+  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66560), reinterpret_cast<float*>(bbase + 66688), reinterpret_cast<int8_t*>(bbase + 66624)};
+  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66944), reinterpret_cast<int8_t*>(bbase + 66880)};
+  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 67072);
+  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 67328);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67584);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67840);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 68096);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68864), reinterpret_cast<int8_t*>(bbase + 68736)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 69120);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69888), reinterpret_cast<int8_t*>(bbase + 69760)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 70144), reinterpret_cast<float*>(bbase + 70272), reinterpret_cast<int8_t*>(bbase + 70208)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 70400), reinterpret_cast<float*>(bbase + 70528), reinterpret_cast<int8_t*>(bbase + 70464)};
+  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70656);
+  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70912);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 71168);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 71424);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71680);
+  b.logits = reinterpret_cast<float*>(bbase + 71936);
+  b.next_token = reinterpret_cast<int*>(bbase + 73984);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 74240);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74752);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 75264), reinterpret_cast<float*>(bbase + 75392), reinterpret_cast<int8_t*>(bbase + 75328)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75520);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 79616);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 79872);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 80128);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 84224);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 84480);
   b.k_bias_l00 = b.qkv_l00 + 64;
   b.k_bias_l01 = b.qkv_l01 + 64;
   b.k_l00 = b.qkv_l00 + 64;
@@ -223,8 +245,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.v_bias_l01 = b.qkv_l01 + 96;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 81408);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 85504);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 84736);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 88832);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -232,23 +254,30 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
 // KV cache bytes read per cached position (attention reads positions 0..pos).
 constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
-    {"gemv_q_bias_l00", "gemv", "ops 1-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts, norm_prologue)", 9472u, 768u, 0u},  // 1
-    {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts)", 0u, 900u, 0u},  // 2
-    {"attention_attn_l00", "attention", "op 15", 0u, 4756u, 128u},  // 3
-    {"gemv_attn_res_l00", "gemv", "ops 16-17 (gemv_norm_epilogue)", 4352u, 648u, 0u},  // 4
-    {"gemv_ffn_act_l00", "gemv", "ops 18-21 (glu_pair, norm_prologue)", 17664u, 768u, 0u},  // 5
-    {"gemv_l_out_l00", "gemv", "ops 22-23 (gemv_norm_epilogue, quantize_prologue)", 8704u, 1024u, 0u},  // 6
-    {"gemv_q_bias_l01", "gemv", "ops 24-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts, norm_prologue)", 9472u, 768u, 0u},  // 7
-    {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts)", 0u, 900u, 0u},  // 8
-    {"attention_attn_l01", "attention", "op 38", 0u, 4756u, 128u},  // 9
-    {"gemv_attn_res_l01", "gemv", "ops 39-40 (gemv_norm_epilogue)", 4352u, 648u, 0u},  // 10
-    {"gemv_ffn_act_l01", "gemv", "ops 41-44 (glu_pair, norm_prologue)", 17664u, 768u, 0u},  // 11
-    {"gemv_l_out_l01", "gemv", "ops 45-46 (gemv_norm_epilogue, quantize_prologue)", 8704u, 1024u, 0u},  // 12
-    {"gemv_logits", "gemv", "ops 47-48 (norm_prologue)", 35072u, 2304u, 0u},  // 13
-    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 14
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
+    {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 15", 0u, 4756u, 128u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 392u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 648u, 0u},  // 7
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 784u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 904u, 0u},  // 10
+    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts)", 0u, 900u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 38", 0u, 4756u, 128u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 392u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 648u, 0u},  // 16
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 784u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 48", 34816u, 2184u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 15 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -265,20 +294,33 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   }
   if (prof) prof->mark(stream, 0);
   // ---- layer 0
-  {  // gemv_q_bias_l00: #1 rms_norm attn_norm_l00, #2 matmul q_flat_l00, #3 add q_bias_l00, #5 matmul k_flat_l00, #6 add k_bias_l00, #8 matmul v_flat_l00, #9 add v_bias_l00  [gemv_bias, qkv_head_epilogue, gemv_parts, norm_prologue]
+  {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
+    RmsNormParams p{};
+    p.x = b.inp_embd;
+    p.w = w.attn_norm_l00;
+    p.out = nullptr;
+    p.out_qs = b.attn_norm_l00_q8.qs;
+    p.out_d = b.attn_norm_l00_q8.d;
+    p.out_lo = b.attn_norm_l00_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 1);
+  {  // gemv_q_bias_l00: #2 matmul q_flat_l00, #3 add q_bias_l00, #5 matmul k_flat_l00, #6 add k_bias_l00, #8 matmul v_flat_l00, #9 add v_bias_l00  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_bias_l00, w.attn_q_bias_l00, nullptr, 64};
     p.parts[1] = {w.attn_k_l00, b.k_bias_l00, w.attn_k_bias_l00, nullptr, 32};
     p.parts[2] = {w.attn_v_l00, b.v_bias_l00, w.attn_v_bias_l00, nullptr, 32};
     p.n_parts = 3;
     p.k = 64;
-    p.stage_x = b.inp_embd;
-    p.stage_norm_w = w.attn_norm_l00;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.attn_norm_l00_q8.qs;
+    p.x_d = b.attn_norm_l00_q8.d;
+    p.x_lo = b.attn_norm_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 1);
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #11 rope q_rope_l00, #12 rope k_rope_l00, #13 kv_write cache_k_l00, #14 kv_write cache_v_l00  [row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, nullptr, 2, nullptr, false};
@@ -295,7 +337,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 2);
+  if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #15 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -316,10 +358,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 3);
-  {  // gemv_attn_res_l00: #16 matmul attn_out_l00, #17 add attn_res_l00  [gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 4);
+  {  // gemv_attn_out_l00: #16 matmul attn_out_l00  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
+    p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 64;
     p.x_qs = b.attn_l00_q8.qs;
@@ -328,45 +370,87 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 4);
-  {  // gemv_ffn_act_l00: #18 rms_norm ffn_norm_l00, #19 matmul ffn_gate_l00, #20 matmul ffn_up_l00, #21 swiglu ffn_act_l00  [glu_pair, norm_prologue]
+  if (prof) prof->mark(stream, 5);
+  {  // rms_norm_ffn_norm_l00: #17 add attn_res_l00, #18 rms_norm ffn_norm_l00  [add_norm]
+    RmsNormParams p{};
+    p.x = b.inp_embd;
+    p.residual = b.attn_out_l00;
+    p.h_out = b.attn_res_l00;
+    p.w = w.ffn_norm_l00;
+    p.out = nullptr;
+    p.out_qs = b.ffn_norm_l00_q8.qs;
+    p.out_d = b.ffn_norm_l00_q8.d;
+    p.out_lo = b.ffn_norm_l00_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 6);
+  {  // gemv_ffn_act_l00: #19 matmul ffn_gate_l00, #20 matmul ffn_up_l00, #21 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
     p.parts[1] = {w.ffn_up_l00, nullptr, nullptr, nullptr, 128};
     p.n_parts = 2;
     p.k = 64;
-    p.stage_x = b.attn_res_l00;
-    p.stage_norm_w = w.ffn_norm_l00;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.ffn_norm_l00_q8.qs;
+    p.x_d = b.ffn_norm_l00_q8.d;
+    p.x_lo = b.ffn_norm_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
-  {  // gemv_l_out_l00: #22 matmul ffn_out_l00, #23 add l_out_l00  [gemv_norm_epilogue, quantize_prologue]
+  if (prof) prof->mark(stream, 7);
+  {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
+    QuantizeParams p{};
+    p.x = b.ffn_act_l00;
+    p.out_qs = b.ffn_act_l00_q8.qs;
+    p.out_d = b.ffn_act_l00_q8.d;
+    p.out_lo = b.ffn_act_l00_q8.lo;
+    p.n = 128;
+    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
+  }
+  if (prof) prof->mark(stream, 8);
+  {  // gemv_ffn_out_l00: #22 matmul ffn_out_l00  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
+    p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
-    p.stage_x = b.ffn_act_l00;
+    p.x_qs = b.ffn_act_l00_q8.qs;
+    p.x_d = b.ffn_act_l00_q8.d;
+    p.x_lo = b.ffn_act_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // gemv_q_bias_l01: #24 rms_norm attn_norm_l01, #25 matmul q_flat_l01, #26 add q_bias_l01, #28 matmul k_flat_l01, #29 add k_bias_l01, #31 matmul v_flat_l01, #32 add v_bias_l01  [gemv_bias, qkv_head_epilogue, gemv_parts, norm_prologue]
+  {  // rms_norm_attn_norm_l01: #23 add l_out_l00, #24 rms_norm attn_norm_l01  [add_norm]
+    RmsNormParams p{};
+    p.x = b.attn_res_l00;
+    p.residual = b.ffn_out_l00;
+    p.h_out = b.l_out_l00;
+    p.w = w.attn_norm_l01;
+    p.out = nullptr;
+    p.out_qs = b.attn_norm_l01_q8.qs;
+    p.out_d = b.attn_norm_l01_q8.d;
+    p.out_lo = b.attn_norm_l01_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 10);
+  {  // gemv_q_bias_l01: #25 matmul q_flat_l01, #26 add q_bias_l01, #28 matmul k_flat_l01, #29 add k_bias_l01, #31 matmul v_flat_l01, #32 add v_bias_l01  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_bias_l01, w.attn_q_bias_l01, nullptr, 64};
     p.parts[1] = {w.attn_k_l01, b.k_bias_l01, w.attn_k_bias_l01, nullptr, 32};
     p.parts[2] = {w.attn_v_l01, b.v_bias_l01, w.attn_v_bias_l01, nullptr, 32};
     p.n_parts = 3;
     p.k = 64;
-    p.stage_x = b.l_out_l00;
-    p.stage_norm_w = w.attn_norm_l01;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.attn_norm_l01_q8.qs;
+    p.x_d = b.attn_norm_l01_q8.d;
+    p.x_lo = b.attn_norm_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01, #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2, nullptr, false};
@@ -383,7 +467,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #38 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -404,10 +488,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
-  {  // gemv_attn_res_l01: #39 matmul attn_out_l01, #40 add attn_res_l01  [gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 13);
+  {  // gemv_attn_out_l01: #39 matmul attn_out_l01  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
+    p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 64;
     p.x_qs = b.attn_l01_q8.qs;
@@ -416,43 +500,85 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
-  {  // gemv_ffn_act_l01: #41 rms_norm ffn_norm_l01, #42 matmul ffn_gate_l01, #43 matmul ffn_up_l01, #44 swiglu ffn_act_l01  [glu_pair, norm_prologue]
+  if (prof) prof->mark(stream, 14);
+  {  // rms_norm_ffn_norm_l01: #40 add attn_res_l01, #41 rms_norm ffn_norm_l01  [add_norm]
+    RmsNormParams p{};
+    p.x = b.l_out_l00;
+    p.residual = b.attn_out_l01;
+    p.h_out = b.attn_res_l01;
+    p.w = w.ffn_norm_l01;
+    p.out = nullptr;
+    p.out_qs = b.ffn_norm_l01_q8.qs;
+    p.out_d = b.ffn_norm_l01_q8.d;
+    p.out_lo = b.ffn_norm_l01_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 15);
+  {  // gemv_ffn_act_l01: #42 matmul ffn_gate_l01, #43 matmul ffn_up_l01, #44 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
     p.parts[1] = {w.ffn_up_l01, nullptr, nullptr, nullptr, 128};
     p.n_parts = 2;
     p.k = 64;
-    p.stage_x = b.attn_res_l01;
-    p.stage_norm_w = w.ffn_norm_l01;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.ffn_norm_l01_q8.qs;
+    p.x_d = b.ffn_norm_l01_q8.d;
+    p.x_lo = b.ffn_norm_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
-  {  // gemv_l_out_l01: #45 matmul ffn_out_l01, #46 add l_out_l01  [gemv_norm_epilogue, quantize_prologue]
+  if (prof) prof->mark(stream, 16);
+  {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
+    QuantizeParams p{};
+    p.x = b.ffn_act_l01;
+    p.out_qs = b.ffn_act_l01_q8.qs;
+    p.out_d = b.ffn_act_l01_q8.d;
+    p.out_lo = b.ffn_act_l01_q8.lo;
+    p.n = 128;
+    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
+  }
+  if (prof) prof->mark(stream, 17);
+  {  // gemv_ffn_out_l01: #45 matmul ffn_out_l01  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
+    p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
-    p.stage_x = b.ffn_act_l01;
+    p.x_qs = b.ffn_act_l01_q8.qs;
+    p.x_d = b.ffn_act_l01_q8.d;
+    p.x_lo = b.ffn_act_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 18);
   // ---- output
-  {  // gemv_logits: #47 rms_norm result_norm, #48 matmul logits  [norm_prologue]
+  {  // rms_norm_result_norm: #46 add l_out_l01, #47 rms_norm result_norm  [add_norm]
+    RmsNormParams p{};
+    p.x = b.attn_res_l01;
+    p.residual = b.ffn_out_l01;
+    p.h_out = b.l_out_l01;
+    p.w = w.output_norm;
+    p.out = nullptr;
+    p.out_qs = b.result_norm_q8.qs;
+    p.out_d = b.result_norm_q8.d;
+    p.out_lo = b.result_norm_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 19);
+  {  // gemv_logits: #48 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.output, b.logits, nullptr, nullptr, 512};
     p.n_parts = 1;
     p.k = 64;
-    p.stage_x = b.l_out_l01;
-    p.stage_norm_w = w.output_norm;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.result_norm_q8.qs;
+    p.x_d = b.result_norm_q8.d;
+    p.x_lo = b.result_norm_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 20);
   {  // argmax_next_token: #49 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -468,7 +594,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -484,7 +610,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 151296u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    85760u,  // buffer bytes
+    89088u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity

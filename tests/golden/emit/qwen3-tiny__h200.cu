@@ -5,8 +5,8 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
-// launches:    15 a step (argmax 1, attention 2, embed 1, gemv 9, rope 2)
-// memory:      weights 141568 bytes, buffers 161536 bytes
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, quantize 2, rms_norm 5, rope 2)
+// memory:      weights 141568 bytes, buffers 164864 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -95,7 +95,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen3.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 161536 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 164864 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -108,10 +108,20 @@ struct Buffers {
   // activation
   Int8Vec attn_l00_q8;  // attn_l00.q8  activation int8 high + int8 low + f32 scale per 32 [128]
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 high + int8 low + f32 scale per 32 [128]
+  Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  float* attn_out_l00;  // attn_out_l00  activation f32 [64]
+  float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   float* ffn_act_l00;  // ffn_act_l00  activation f32 [128]
+  Int8Vec ffn_act_l00_q8;  // ffn_act_l00.q8  activation int8 high + int8 low + f32 scale per 32 [128]
   float* ffn_act_l01;  // ffn_act_l01  activation f32 [128]
+  Int8Vec ffn_act_l01_q8;  // ffn_act_l01.q8  activation int8 high + int8 low + f32 scale per 32 [128]
+  Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
+  float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
+  float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* inp_embd;  // inp_embd  activation f32 [64]
   float* l_out_l00;  // l_out_l00  activation f32 [64]
   float* l_out_l01;  // l_out_l01  activation f32 [64]
@@ -119,6 +129,7 @@ struct Buffers {
   int* next_token;  // next_token  activation i32 [1]
   float* qkv_l00;  // qkv_l00  activation f32 [256]
   float* qkv_l01;  // qkv_l01  activation f32 [256]
+  Int8Vec result_norm_q8;  // result_norm.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [4, 16, 32]
   int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [4]
@@ -177,23 +188,34 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.cache_v_l01 = reinterpret_cast<__half*>(bbase + 98816);
   b.attn_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 131584), reinterpret_cast<float*>(bbase + 131840), reinterpret_cast<int8_t*>(bbase + 131712)};
   b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132096), reinterpret_cast<float*>(bbase + 132352), reinterpret_cast<int8_t*>(bbase + 132224)};
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 132608);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 132864);
-  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 133120);
-  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 133632);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 134144);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 134400);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 134656);
-  b.logits = reinterpret_cast<float*>(bbase + 134912);
-  b.next_token = reinterpret_cast<int*>(bbase + 136960);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 137216);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 138240);
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 139264);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 147456);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 147712);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 148224);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 156416);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 156672);
+  b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 132608), reinterpret_cast<float*>(bbase + 132736), reinterpret_cast<int8_t*>(bbase + 132672)};
+  b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132864), reinterpret_cast<float*>(bbase + 132992), reinterpret_cast<int8_t*>(bbase + 132928)};
+  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 133120);
+  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 133376);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 133632);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 133888);
+  b.ffn_act_l00 = reinterpret_cast<float*>(bbase + 134144);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 134656), reinterpret_cast<float*>(bbase + 134912), reinterpret_cast<int8_t*>(bbase + 134784)};
+  b.ffn_act_l01 = reinterpret_cast<float*>(bbase + 135168);
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 135680), reinterpret_cast<float*>(bbase + 135936), reinterpret_cast<int8_t*>(bbase + 135808)};
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 136192), reinterpret_cast<float*>(bbase + 136320), reinterpret_cast<int8_t*>(bbase + 136256)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 136448), reinterpret_cast<float*>(bbase + 136576), reinterpret_cast<int8_t*>(bbase + 136512)};
+  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 136704);
+  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 136960);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 137216);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 137472);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 137728);
+  b.logits = reinterpret_cast<float*>(bbase + 137984);
+  b.next_token = reinterpret_cast<int*>(bbase + 140032);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 140288);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 141312);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 142336), reinterpret_cast<float*>(bbase + 142464), reinterpret_cast<int8_t*>(bbase + 142400)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 142592);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 150784);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 151040);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 151552);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 159744);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 160000);
   b.k_l00 = b.qkv_l00 + 128;
   b.k_l01 = b.qkv_l01 + 128;
   b.q_l00 = b.qkv_l00 + 0;
@@ -202,8 +224,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 192;
   b.v_l01 = b.qkv_l01 + 192;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 157184);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 161280);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 160512);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 164608);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -211,23 +233,30 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
 // KV cache bytes read per cached position (attention reads positions 0..pos).
 constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
-    {"gemv_q_l00", "gemv", "ops 1-4 (qkv_head_epilogue, gemv_parts, norm_prologue)", 17664u, 1280u, 0u},  // 1
-    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 2
-    {"attention_attn_l00", "attention", "op 11", 0u, 9508u, 256u},  // 3
-    {"gemv_attn_res_l00", "gemv", "ops 12-13 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 4
-    {"gemv_ffn_act_l00", "gemv", "ops 14-17 (glu_pair, norm_prologue)", 17664u, 768u, 0u},  // 5
-    {"gemv_l_out_l00", "gemv", "ops 18-19 (gemv_norm_epilogue, quantize_prologue)", 8704u, 1024u, 0u},  // 6
-    {"gemv_q_l01", "gemv", "ops 20-23 (qkv_head_epilogue, gemv_parts, norm_prologue)", 17664u, 1280u, 0u},  // 7
-    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 8
-    {"attention_attn_l01", "attention", "op 30", 0u, 9508u, 256u},  // 9
-    {"gemv_attn_res_l01", "gemv", "ops 31-32 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 10
-    {"gemv_ffn_act_l01", "gemv", "ops 33-36 (glu_pair, norm_prologue)", 17664u, 768u, 0u},  // 11
-    {"gemv_l_out_l01", "gemv", "ops 37-38 (gemv_norm_epilogue, quantize_prologue)", 8704u, 1024u, 0u},  // 12
-    {"gemv_logits", "gemv", "ops 39-40 (norm_prologue)", 35072u, 2304u, 0u},  // 13
-    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 14
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
+    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 11", 0u, 9508u, 256u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 648u, 0u},  // 7
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 784u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 10
+    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 30", 0u, 9508u, 256u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 648u, 0u},  // 16
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 784u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 15 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -244,20 +273,33 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   }
   if (prof) prof->mark(stream, 0);
   // ---- layer 0
-  {  // gemv_q_l00: #1 rms_norm attn_norm_l00, #2 matmul q_l00, #3 matmul k_l00, #4 matmul v_l00  [qkv_head_epilogue, gemv_parts, norm_prologue]
+  {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
+    RmsNormParams p{};
+    p.x = b.inp_embd;
+    p.w = w.attn_norm_l00;
+    p.out = nullptr;
+    p.out_qs = b.attn_norm_l00_q8.qs;
+    p.out_d = b.attn_norm_l00_q8.d;
+    p.out_lo = b.attn_norm_l00_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 1);
+  {  // gemv_q_l00: #2 matmul q_l00, #3 matmul k_l00, #4 matmul v_l00  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_l00, nullptr, nullptr, 128};
     p.parts[1] = {w.attn_k_l00, b.k_l00, nullptr, nullptr, 64};
     p.parts[2] = {w.attn_v_l00, b.v_l00, nullptr, nullptr, 64};
     p.n_parts = 3;
     p.k = 64;
-    p.stage_x = b.inp_embd;
-    p.stage_norm_w = w.attn_norm_l00;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.attn_norm_l00_q8.qs;
+    p.x_d = b.attn_norm_l00_q8.d;
+    p.x_lo = b.attn_norm_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 1);
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00, #9 kv_write cache_k_l00, #10 kv_write cache_v_l00  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, w.attn_q_norm_l00, 4, nullptr, false};
@@ -274,7 +316,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 2);
+  if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #11 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -295,10 +337,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 3);
-  {  // gemv_attn_res_l00: #12 matmul attn_out_l00, #13 add attn_res_l00  [gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 4);
+  {  // gemv_attn_out_l00: #12 matmul attn_out_l00  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
+    p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.attn_l00_q8.qs;
@@ -307,45 +349,87 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 4);
-  {  // gemv_ffn_act_l00: #14 rms_norm ffn_norm_l00, #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00, #17 swiglu ffn_act_l00  [glu_pair, norm_prologue]
+  if (prof) prof->mark(stream, 5);
+  {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm]
+    RmsNormParams p{};
+    p.x = b.inp_embd;
+    p.residual = b.attn_out_l00;
+    p.h_out = b.attn_res_l00;
+    p.w = w.ffn_norm_l00;
+    p.out = nullptr;
+    p.out_qs = b.ffn_norm_l00_q8.qs;
+    p.out_d = b.ffn_norm_l00_q8.d;
+    p.out_lo = b.ffn_norm_l00_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 6);
+  {  // gemv_ffn_act_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00, #17 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
     p.parts[1] = {w.ffn_up_l00, nullptr, nullptr, nullptr, 128};
     p.n_parts = 2;
     p.k = 64;
-    p.stage_x = b.attn_res_l00;
-    p.stage_norm_w = w.ffn_norm_l00;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.ffn_norm_l00_q8.qs;
+    p.x_d = b.ffn_norm_l00_q8.d;
+    p.x_lo = b.ffn_norm_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
-  {  // gemv_l_out_l00: #18 matmul ffn_out_l00, #19 add l_out_l00  [gemv_norm_epilogue, quantize_prologue]
+  if (prof) prof->mark(stream, 7);
+  {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
+    QuantizeParams p{};
+    p.x = b.ffn_act_l00;
+    p.out_qs = b.ffn_act_l00_q8.qs;
+    p.out_d = b.ffn_act_l00_q8.d;
+    p.out_lo = b.ffn_act_l00_q8.lo;
+    p.n = 128;
+    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
+  }
+  if (prof) prof->mark(stream, 8);
+  {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
+    p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
-    p.stage_x = b.ffn_act_l00;
+    p.x_qs = b.ffn_act_l00_q8.qs;
+    p.x_d = b.ffn_act_l00_q8.d;
+    p.x_lo = b.ffn_act_l00_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // gemv_q_l01: #20 rms_norm attn_norm_l01, #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts, norm_prologue]
+  {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm]
+    RmsNormParams p{};
+    p.x = b.attn_res_l00;
+    p.residual = b.ffn_out_l00;
+    p.h_out = b.l_out_l00;
+    p.w = w.attn_norm_l01;
+    p.out = nullptr;
+    p.out_qs = b.attn_norm_l01_q8.qs;
+    p.out_d = b.attn_norm_l01_q8.d;
+    p.out_lo = b.attn_norm_l01_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 10);
+  {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 128};
     p.parts[1] = {w.attn_k_l01, b.k_l01, nullptr, nullptr, 64};
     p.parts[2] = {w.attn_v_l01, b.v_l01, nullptr, nullptr, 64};
     p.n_parts = 3;
     p.k = 64;
-    p.stage_x = b.l_out_l00;
-    p.stage_norm_w = w.attn_norm_l01;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.attn_norm_l01_q8.qs;
+    p.x_d = b.attn_norm_l01_q8.d;
+    p.x_lo = b.attn_norm_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4, nullptr, false};
@@ -362,7 +446,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #30 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -383,10 +467,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_split = 16;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
-  {  // gemv_attn_res_l01: #31 matmul attn_out_l01, #32 add attn_res_l01  [gemv_norm_epilogue]
+  if (prof) prof->mark(stream, 13);
+  {  // gemv_attn_out_l01: #31 matmul attn_out_l01  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
+    p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.attn_l01_q8.qs;
@@ -395,43 +479,85 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
-  {  // gemv_ffn_act_l01: #33 rms_norm ffn_norm_l01, #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01, #36 swiglu ffn_act_l01  [glu_pair, norm_prologue]
+  if (prof) prof->mark(stream, 14);
+  {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm]
+    RmsNormParams p{};
+    p.x = b.l_out_l00;
+    p.residual = b.attn_out_l01;
+    p.h_out = b.attn_res_l01;
+    p.w = w.ffn_norm_l01;
+    p.out = nullptr;
+    p.out_qs = b.ffn_norm_l01_q8.qs;
+    p.out_d = b.ffn_norm_l01_q8.d;
+    p.out_lo = b.ffn_norm_l01_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 15);
+  {  // gemv_ffn_act_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01, #36 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
     p.parts[1] = {w.ffn_up_l01, nullptr, nullptr, nullptr, 128};
     p.n_parts = 2;
     p.k = 64;
-    p.stage_x = b.attn_res_l01;
-    p.stage_norm_w = w.ffn_norm_l01;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.ffn_norm_l01_q8.qs;
+    p.x_d = b.ffn_norm_l01_q8.d;
+    p.x_lo = b.ffn_norm_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
-  {  // gemv_l_out_l01: #37 matmul ffn_out_l01, #38 add l_out_l01  [gemv_norm_epilogue, quantize_prologue]
+  if (prof) prof->mark(stream, 16);
+  {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
+    QuantizeParams p{};
+    p.x = b.ffn_act_l01;
+    p.out_qs = b.ffn_act_l01_q8.qs;
+    p.out_d = b.ffn_act_l01_q8.d;
+    p.out_lo = b.ffn_act_l01_q8.lo;
+    p.n = 128;
+    LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
+  }
+  if (prof) prof->mark(stream, 17);
+  {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
+    p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
     p.n_parts = 1;
     p.k = 128;
-    p.stage_x = b.ffn_act_l01;
+    p.x_qs = b.ffn_act_l01_q8.qs;
+    p.x_d = b.ffn_act_l01_q8.d;
+    p.x_lo = b.ffn_act_l01_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 18);
   // ---- output
-  {  // gemv_logits: #39 rms_norm result_norm, #40 matmul logits  [norm_prologue]
+  {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm]
+    RmsNormParams p{};
+    p.x = b.attn_res_l01;
+    p.residual = b.ffn_out_l01;
+    p.h_out = b.l_out_l01;
+    p.w = w.output_norm;
+    p.out = nullptr;
+    p.out_qs = b.result_norm_q8.qs;
+    p.out_d = b.result_norm_q8.d;
+    p.out_lo = b.result_norm_q8.lo;
+    p.eps = 9.99999997e-07f;
+    p.n = 64;
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 19);
+  {  // gemv_logits: #40 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
     p.n_parts = 1;
     p.k = 64;
-    p.stage_x = b.l_out_l01;
-    p.stage_norm_w = w.output_norm;
-    p.stage_eps = 9.99999997e-07f;
+    p.x_qs = b.result_norm_q8.qs;
+    p.x_d = b.result_norm_q8.d;
+    p.x_lo = b.result_norm_q8.lo;
     p.split_k = 1;
-    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 20);
   {  // argmax_next_token: #41 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -447,7 +573,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -463,7 +589,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     90,  // planned for sm_90
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 141568u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    161536u,  // buffer bytes
+    164864u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
