@@ -23,15 +23,16 @@ presets=("$@")
 # Each variant is its own plan-and-build; nvcc itself appends
 # $NVCC_APPEND_FLAGS to the command lanec runs.
 build_variant() {  # build_variant PRESET NAME FLAGS
-  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() knobs="$KNOBS" f
+  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" f
   for f in ${3//,/ }; do
     case "$f" in
-      hold:*) plan_args+=(--hold "${f#hold:}") ;;
+      hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
         sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
       *) nvcc_flags+=("$f") ;;
     esac
   done
+  [[ -n $holds ]] && plan_args+=(--hold "$holds")
   NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$MAX_CTX" \
     "${plan_args[@]}" -o "$bin.cu" --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
 }

@@ -71,19 +71,21 @@ constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 #endif
 constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 
-// Measurement switches (bench/variants.sh with VARIANTS_DEPTH=4096), each
-// off by default: the three parts of a wider-loading attention that measured
-// slower together (docs/performance.md), to be measured one at a time.
+// Measurement switches (bench/variants.sh with VARIANTS_DEPTH=4096): the
+// three parts of a wider-loading attention that measured slower together
+// (docs/performance.md), measured one at a time; only the vector loads won
+// (+6 % at d4096 on Qwen3-0.6B) and are on by default.
 //   LANEC_ATTN_KEYS:       keys a warp scores per iteration with 1-3 heads a block (4).
-//   LANEC_ATTN_VEC_LOADS:  1 = lane l holds elements [l*P, (l+1)*P) and loads
-//                          its run of a row in one 16-, 8- or 4-byte load.
+//   LANEC_ATTN_VEC_LOADS:  1 (default) = lane l holds elements [l*P, (l+1)*P) and
+//                          loads its run of a row in one 16-, 8- or 4-byte load;
+//                          0 = strided elements l + 32 j, one load each.
 //   LANEC_ATTN_MERGE_ALL:  1 = the merge loads every split's partial of an
 //                          element before summing (8 at a time otherwise).
 #ifndef LANEC_ATTN_KEYS
 #define LANEC_ATTN_KEYS 4
 #endif
 #ifndef LANEC_ATTN_VEC_LOADS
-#define LANEC_ATTN_VEC_LOADS 0
+#define LANEC_ATTN_VEC_LOADS 1
 #endif
 #ifndef LANEC_ATTN_MERGE_ALL
 #define LANEC_ATTN_MERGE_ALL 0

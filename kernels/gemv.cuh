@@ -35,6 +35,13 @@ constexpr int kGemvMaxWarps = 16;
 #ifndef LANEC_GEMV_PRELOAD
 #define LANEC_GEMV_PRELOAD 1
 #endif
+// How many of each row's chunks a lane loads before the wait (its first
+// LANEC_GEMV_PRELOAD_CHUNKS, where the row has them): a measurement switch.
+#ifndef LANEC_GEMV_PRELOAD_CHUNKS
+#define LANEC_GEMV_PRELOAD_CHUNKS 1
+#endif
+constexpr int kGemvPreloadChunks = LANEC_GEMV_PRELOAD_CHUNKS;
+static_assert(kGemvPreloadChunks >= 1 && kGemvPreloadChunks <= 8, "1..8 preloaded chunks a row");
 
 struct GemvPart {
   const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
@@ -185,7 +192,7 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
 namespace gemv_detail {
 
 // This warp's rows, resolved to (part, local row) and
-// pointers, with the first weight chunk of each row already loaded: the
+// pointers, with the first weight chunks of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
 // previous launch.
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
@@ -195,7 +202,8 @@ struct WarpRows {
   const uint16_t* scale_ptr[kRows];
   int part_of[kRows];
   int local_row[kRows];
-  WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
+  // Chunks c0 + j * 32 * split_k, j < kGemvPreloadChunks, of each row (those below the chunk count).
+  WChunk first[kRows][kGemvPreloadChunks];
 };
 
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
@@ -205,7 +213,8 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
   const int groups = blockDim.y / p.split_k;
   const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
-  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  const int stride = kWarpSize * p.split_k;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -237,7 +246,9 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
       } else {
         w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
       }
-      if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
+#pragma unroll
+      for (int j = 0; j < kGemvPreloadChunks; ++j)
+        if (c0 + j * stride < n_chunks) w.first[r][j] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0 + j * stride);
     }
   }
 }
@@ -260,14 +271,17 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
-  if (c0 < n_chunks) {
-    const auto x = load_x<F, A>(p, c0);
+  const int stride = kWarpSize * p.split_k;
+#pragma unroll
+  for (int j = 0; j < kGemvPreloadChunks; ++j) {
+    if (c0 + j * stride >= n_chunks) break;
+    const auto x = load_x<F, A>(p, c0 + j * stride);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r][j], x);
     }
   }
-  for (int c = c0 + kWarpSize * p.split_k; c < n_chunks; c += kWarpSize * p.split_k) {
+  for (int c = c0 + kGemvPreloadChunks * stride; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
