@@ -362,8 +362,18 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
 // Row groups per block for a split: keeps blocks at 4..16 warps.
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
+// Measurement switch: -DLANEC_GEMV_SWIGLU_SPLIT=N runs every SwiGLU pair at
+// split N whatever the plan chose (bench/variants.sh), to time a split
+// choice before the planner takes it.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
+#ifdef LANEC_GEMV_SWIGLU_SPLIT
+  if (Swiglu && p.split_k != LANEC_GEMV_SWIGLU_SPLIT) {
+    GemvParams forced = p;
+    forced.split_k = LANEC_GEMV_SWIGLU_SPLIT;
+    return launch_gemv<F, A, RowsPerWarp, Swiglu>(forced, stream);
+  }
+#endif
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
   if (p.split_k < 1 || p.split_k > kGemvMaxWarps) return invalid_launch();
