@@ -16,6 +16,8 @@
 #   sanitizer    compute-sanitizer memcheck and racecheck on tiny programs
 #   bench        bench/run_bench.sh: decode speed of Qwen3 0.6B/1.7B/8B Q8_0 against the roofline
 # A summary table is printed at the end and written to $OUT/gpu_check.md when $OUT is set.
+# Env: GPU_CHECK_QUICK=1 (programs: h200 knobs and f32 exact only, no 0.6B);
+#      GPU_CHECK_ONLY=REGEX (programs: only the cases whose name matches, e.g. qwen3-0.6b-q8_0-h200$).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -224,6 +226,11 @@ stage_programs() {
     cases+=("qwen3-0.6b-q8_0-one-word $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200-one-word.yaml top1-report")
   fi
   local c
+  if [[ -n "${GPU_CHECK_ONLY:-}" ]]; then  # only the cases whose name matches this pattern
+    local kept=()
+    for c in "${cases[@]}"; do [[ ${c%% *} =~ $GPU_CHECK_ONLY ]] && kept+=("$c"); done
+    cases=("${kept[@]}")
+  fi
   for c in "${cases[@]}"; do
     set -- $c
     echo "$WORK/prog/$1 $2 $3"
