@@ -363,8 +363,19 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 // Group: query heads a block serves, attention_heads_per_block(n_head /
 // n_kv_head, HeadDim) as the planner chooses it (any divisor of n_head /
 // n_kv_head within the limits works).
+// Measurement switch (bench/variants.sh with VARIANTS_DEPTH; not defined by
+// default): -DLANEC_ATTN_MAX_SPLITS=N caps the planned splits at N (the
+// workspaces, sized for the plan's n_split, then hold fewer partials).
 template <int HeadDim, CachePrecision C, int Group>
 cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
+#ifdef LANEC_ATTN_MAX_SPLITS
+  static_assert(LANEC_ATTN_MAX_SPLITS >= 1, "at least one split");
+  if (p.n_split > LANEC_ATTN_MAX_SPLITS) {
+    AttentionParams capped = p;
+    capped.n_split = LANEC_ATTN_MAX_SPLITS;
+    return launch_attention<HeadDim, C, Group>(capped, stream);
+  }
+#endif
   if (p.n_head <= 0 || p.n_kv_head <= 0 || p.n_head % p.n_kv_head != 0 || p.n_ctx <= 0 || p.n_split < 1 ||
       p.n_split > kAttnMaxSplits)
     return invalid_launch();

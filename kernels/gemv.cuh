@@ -362,16 +362,33 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
 // Row groups per block for a split: keeps blocks at 4..16 warps.
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-// Measurement switch: -DLANEC_GEMV_SWIGLU_SPLIT=N runs every SwiGLU pair at
-// split N whatever the plan chose (bench/variants.sh), to time a split
-// choice before the planner takes it.
+// Measurement switches (bench/variants.sh; none is defined by default): each
+// overrides a launch parameter the plan chose, to time a choice before the
+// planner takes it.
+//   LANEC_GEMV_SWIGLU_SPLIT=N   every SwiGLU pair at split N;
+//   LANEC_GEMV_SPLIT1_MAX_K=K   split 1 for every launch with k <= K;
+//   LANEC_GEMV_RPW2_MIN_ROWS=R  2 rows a warp for the 1-row launches of at least R rows.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
+#if defined(LANEC_GEMV_SWIGLU_SPLIT) || defined(LANEC_GEMV_SPLIT1_MAX_K)
+  int forced_split = p.split_k;
 #ifdef LANEC_GEMV_SWIGLU_SPLIT
-  if (Swiglu && p.split_k != LANEC_GEMV_SWIGLU_SPLIT) {
+  if (Swiglu) forced_split = LANEC_GEMV_SWIGLU_SPLIT;
+#endif
+#ifdef LANEC_GEMV_SPLIT1_MAX_K
+  if (p.k <= LANEC_GEMV_SPLIT1_MAX_K) forced_split = 1;
+#endif
+  if (forced_split != p.split_k) {
     GemvParams forced = p;
-    forced.split_k = LANEC_GEMV_SWIGLU_SPLIT;
+    forced.split_k = forced_split;
     return launch_gemv<F, A, RowsPerWarp, Swiglu>(forced, stream);
+  }
+#endif
+#ifdef LANEC_GEMV_RPW2_MIN_ROWS
+  if constexpr (RowsPerWarp == 1) {
+    int rows = p.parts[0].rows;
+    for (int q = 1; q < p.n_parts && !Swiglu; ++q) rows += p.parts[q].rows;
+    if (rows >= LANEC_GEMV_RPW2_MIN_ROWS) return launch_gemv<F, A, 2, Swiglu>(p, stream);
   }
 #endif
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
