@@ -71,24 +71,11 @@ constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 #endif
 constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 
-// Measurement switches (bench/variants.sh with VARIANTS_DEPTH=4096): the
-// three parts of a wider-loading attention that measured slower together
-// (docs/performance.md), measured one at a time; only the vector loads won
-// (+6 % at d4096 on Qwen3-0.6B) and are on by default.
-//   LANEC_ATTN_KEYS:       keys a warp scores per iteration with 1-3 heads a block (4).
-//   LANEC_ATTN_VEC_LOADS:  1 (default) = lane l holds elements [l*P, (l+1)*P) and
-//                          loads its run of a row in one 16-, 8- or 4-byte load;
-//                          0 = strided elements l + 32 j, one load each.
-//   LANEC_ATTN_MERGE_ALL:  1 = the merge loads every split's partial of an
-//                          element before summing (8 at a time otherwise).
+// Measurement switch (bench/variants.sh with VARIANTS_DEPTH=4096):
+// LANEC_ATTN_KEYS, keys a warp scores per iteration with 1-3 heads a block
+// (4; 8 measured 1 % slower at d4096, docs/performance.md).
 #ifndef LANEC_ATTN_KEYS
 #define LANEC_ATTN_KEYS 4
-#endif
-#ifndef LANEC_ATTN_VEC_LOADS
-#define LANEC_ATTN_VEC_LOADS 1
-#endif
-#ifndef LANEC_ATTN_MERGE_ALL
-#define LANEC_ATTN_MERGE_ALL 0
 #endif
 constexpr int kAttnMaxSplits = 64;
 constexpr int kAttnMaxGroup = 8;          // query heads a block serves
@@ -122,17 +109,17 @@ __device__ __forceinline__ float load_cache(const T* p, size_t i) {
 }
 
 // Element j of lane `lane`'s share of a head row (P = HeadDim / 32 a lane):
-// strided (l + 32 j) or, with LANEC_ATTN_VEC_LOADS, a contiguous run (l P + j).
+// a contiguous run l P + j, so the lane loads it with vector loads (strided
+// elements l + 32 j, one load each, measured 6 % slower at d4096).
 template <int HeadDim>
 __device__ __forceinline__ int attention_elem(int lane, int j) {
-  constexpr int kPer = HeadDim / kWarpSize;
-  return LANEC_ATTN_VEC_LOADS ? lane * kPer + j : lane + kWarpSize * j;
+  return lane * (HeadDim / kWarpSize) + j;
 }
 
-// With LANEC_ATTN_VEC_LOADS: this lane's run of N elements of the row at
-// `row`, in the widest loads its size and alignment allow (16, 8 or 4 bytes:
-// a run starts at lane * N elements of a row, so its byte offset is a
-// multiple of its size), else one element at a time.
+// This lane's run of N elements of the row at `row`, in the widest loads its
+// size and alignment allow (16, 8 or 4 bytes: a run starts at lane * N
+// elements of a row, so its byte offset is a multiple of its size), else one
+// element at a time.
 template <typename T, int N>
 __device__ __forceinline__ void load_cache_run(const T* row, int lane, float (&out)[N]) {
   constexpr int kBytes = N * static_cast<int>(sizeof(T));
@@ -213,7 +200,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
       for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
       if (t + i < t1) {
         const size_t row = static_cast<size_t>(t + i) * HeadDim;
-#if LANEC_ATTN_VEC_LOADS
         float k[kPer];
         load_cache_run(k_head + row, lane, k);
         load_cache_run(v_head + row, lane, v[i]);
@@ -222,15 +208,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 #pragma unroll
           for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k[j];
         }
-#else
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-          const float k = load_cache(k_head, row + lane + kWarpSize * j);
-          v[i][j] = load_cache(v_head, row + lane + kWarpSize * j);
-#pragma unroll
-          for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k;
-        }
-#endif
       }
     }
 #pragma unroll
@@ -326,22 +303,10 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     const int g = e / HeadDim, d = e % HeadDim;
     const int h = h0 + g;
     const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
-#if LANEC_ATTN_MERGE_ALL
-    // Every split's partial loaded before any is summed: one L2 round trip
-    // an element. Summed in split order.
-    float part[kAttnMaxSplits];
-#pragma unroll
-    for (int s = 0; s < kAttnMaxSplits; ++s)
-      part[s] = s < eff ? __ldcg(acc_h + static_cast<size_t>(s) * HeadDim) : 0.0f;
-    float total = 0.0f;
-#pragma unroll
-    for (int s = 0; s < kAttnMaxSplits; ++s)
-      if (s < eff) total += sm_w[g][s] * part[s];
-#else
     // kMergeLanes independent sums so that many partials are in flight at
     // once: a single chain waits one L2 round trip per split (measured: the
-    // 0.6B step at a 4k context went from 1.62 to 1.38 ms). Summed in a fixed
-    // order.
+    // 0.6B step at a 4k context went from 1.62 to 1.38 ms; all 64 in flight
+    // measured 30 % slower at d4096). Summed in a fixed order.
     constexpr int kMergeLanes = 8;
     float num[kMergeLanes] = {};
     int s = 0;
@@ -354,7 +319,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     float total = 0.0f;
 #pragma unroll
     for (int u = 0; u < kMergeLanes; ++u) total += num[u];
-#endif
     attention_store(p, h * HeadDim + d, total / sm_l[g][0]);
   }
   if (threadIdx.x == 0) p.done[h0] = 0;  // ready for the next launch (graph replay)

@@ -35,13 +35,6 @@ constexpr int kGemvMaxWarps = 16;
 #ifndef LANEC_GEMV_PRELOAD
 #define LANEC_GEMV_PRELOAD 1
 #endif
-// How many of each row's chunks a lane loads before the wait (its first
-// LANEC_GEMV_PRELOAD_CHUNKS, where the row has them): a measurement switch.
-#ifndef LANEC_GEMV_PRELOAD_CHUNKS
-#define LANEC_GEMV_PRELOAD_CHUNKS 1
-#endif
-constexpr int kGemvPreloadChunks = LANEC_GEMV_PRELOAD_CHUNKS;
-static_assert(kGemvPreloadChunks >= 1 && kGemvPreloadChunks <= 8, "1..8 preloaded chunks a row");
 
 struct GemvPart {
   const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
@@ -192,9 +185,10 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
 namespace gemv_detail {
 
 // This warp's rows, resolved to (part, local row) and
-// pointers, with the first weight chunks of each row already loaded: the
+// pointers, with the first weight chunk of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
-// previous launch.
+// previous launch. (Preloading 2 or 4 chunks measured no faster,
+// docs/performance.md.)
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
 struct WarpRows {
   static constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
@@ -202,8 +196,7 @@ struct WarpRows {
   const uint16_t* scale_ptr[kRows];
   int part_of[kRows];
   int local_row[kRows];
-  // Chunks c0 + j * 32 * split_k, j < kGemvPreloadChunks, of each row (those below the chunk count).
-  WChunk first[kRows][kGemvPreloadChunks];
+  WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
 };
 
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
@@ -213,8 +206,7 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
   const int groups = blockDim.y / p.split_k;
   const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
-  const int n_chunks = p.k / gemv_chunk_elems<F>();
-  const int stride = kWarpSize * p.split_k;
+  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -246,9 +238,7 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
       } else {
         w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
       }
-#pragma unroll
-      for (int j = 0; j < kGemvPreloadChunks; ++j)
-        if (c0 + j * stride < n_chunks) w.first[r][j] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0 + j * stride);
+      if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
     }
   }
 }
@@ -272,16 +262,14 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
   const int stride = kWarpSize * p.split_k;
-#pragma unroll
-  for (int j = 0; j < kGemvPreloadChunks; ++j) {
-    if (c0 + j * stride >= n_chunks) break;
-    const auto x = load_x<F, A>(p, c0 + j * stride);
+  if (c0 < n_chunks) {
+    const auto x = load_x<F, A>(p, c0);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r][j], x);
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
-  for (int c = c0 + kGemvPreloadChunks * stride; c < n_chunks; c += stride) {
+  for (int c = c0 + stride; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -365,30 +353,15 @@ inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / sp
 // Measurement switches (bench/variants.sh; none is defined by default): each
 // overrides a launch parameter the plan chose, to time a choice before the
 // planner takes it.
-//   LANEC_GEMV_SWIGLU_SPLIT=N   every SwiGLU pair at split N;
 //   LANEC_GEMV_SPLIT1_MAX_K=K   split 1 for every launch with k <= K;
 //   LANEC_GEMV_RPW2_MIN_ROWS=R  2 rows a warp for the 1-row launches of at least R rows.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
-#if defined(LANEC_GEMV_SWIGLU_SPLIT) || defined(LANEC_GEMV_SPLIT1_MAX_K)
-  int forced_split = p.split_k;
-#ifdef LANEC_GEMV_SWIGLU_SPLIT
-  if (Swiglu) forced_split = LANEC_GEMV_SWIGLU_SPLIT;
-#endif
 #ifdef LANEC_GEMV_SPLIT1_MAX_K
-  if (p.k <= LANEC_GEMV_SPLIT1_MAX_K) forced_split = 1;
-#endif
-  if (forced_split != p.split_k) {
+  if (p.k <= LANEC_GEMV_SPLIT1_MAX_K && p.split_k != 1) {
     GemvParams forced = p;
-    forced.split_k = forced_split;
+    forced.split_k = 1;
     return launch_gemv<F, A, RowsPerWarp, Swiglu>(forced, stream);
-  }
-#endif
-#ifdef LANEC_GEMV_RPW2_MIN_ROWS
-  if constexpr (RowsPerWarp == 1) {
-    int rows = p.parts[0].rows;
-    for (int q = 1; q < p.n_parts && !Swiglu; ++q) rows += p.parts[q].rows;
-    if (rows >= LANEC_GEMV_RPW2_MIN_ROWS) return launch_gemv<F, A, 2, Swiglu>(p, stream);
   }
 #endif
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
@@ -405,6 +378,10 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     rows += p.parts[q].rows;
   }
   if (Swiglu) rows = p.parts[0].rows;
+#ifdef LANEC_GEMV_RPW2_MIN_ROWS
+  if constexpr (RowsPerWarp == 1)
+    if (rows >= LANEC_GEMV_RPW2_MIN_ROWS) return launch_gemv<F, A, 2, Swiglu>(p, stream);
+#endif
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
