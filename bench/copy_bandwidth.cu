@@ -8,27 +8,26 @@
 #include <cstdlib>
 #include <vector>
 
-#define BENCH_NAME "copy_bandwidth"
-#include "check_cuda.h"
+#include "../kernels/common.cuh"
 
 int main(int argc, char** argv) {
   const size_t bytes = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4096ull) << 20;  // MiB
   const int repeats = 20;
   void *src = nullptr, *dst = nullptr;
-  CHECK_CUDA(cudaMalloc(&src, bytes));
-  CHECK_CUDA(cudaMalloc(&dst, bytes));
-  CHECK_CUDA(cudaMemset(src, 1, bytes));
+  LANEC_CUDA_CHECK(cudaMalloc(&src, bytes));
+  LANEC_CUDA_CHECK(cudaMalloc(&dst, bytes));
+  LANEC_CUDA_CHECK(cudaMemset(src, 1, bytes));
   cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  LANEC_CUDA_CHECK(cudaEventCreate(&start));
+  LANEC_CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) LANEC_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
   std::vector<float> ms(repeats);
   for (int i = 0; i < repeats; ++i) {
-    CHECK_CUDA(cudaEventRecord(start));
-    CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    CHECK_CUDA(cudaEventElapsedTime(&ms[i], start, stop));
+    LANEC_CUDA_CHECK(cudaEventRecord(start));
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    LANEC_CUDA_CHECK(cudaEventRecord(stop));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
+    LANEC_CUDA_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
   }
   std::sort(ms.begin(), ms.end());
   const double median_ms = ms[repeats / 2];

@@ -5,7 +5,8 @@
 //   chain_1block       N kernels of 1 block that do nothing, each launched
 //                      with programmatic dependent launch (PDL) and waiting
 //                      on its predecessor (griddepcontrol.wait, then
-//                      launch_dependents, as kernels/common.cuh pdl_wait()),
+//                      launch_dependents: kernels/common.cuh pdl_wait() and
+//                      launch_kernel(), as the generated programs launch),
 //                      captured once as a CUDA graph and replayed;
 //   chain_1block_rw    the same, each kernel reading what the previous one
 //                      wrote (one dependent L2 round trip) and writing it back;
@@ -24,24 +25,18 @@
 #include <cstdlib>
 #include <vector>
 
-#define BENCH_NAME "launch_floor"
-#include "check_cuda.h"
+#include "../kernels/common.cuh"
 
 namespace {
 
-__device__ __forceinline__ void wait_then_trigger() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
+using lanec::kernels::pdl_wait;
 
-__global__ void empty_step(float*) { wait_then_trigger(); }
+__global__ void empty_step(float*) { pdl_wait(); }
 
 // Block b's thread t reads the value the previous step wrote and writes it
 // back incremented: one dependent round trip through L2 a step.
 __global__ void read_write_step(float* buf) {
-  wait_then_trigger();
+  pdl_wait();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   buf[i] = __ldcg(buf + i) + 1.0f;
 }
@@ -71,58 +66,48 @@ float median(std::vector<float> v) {
 // µs a step of a graph of `steps` PDL launches of `kernel` with `blocks` blocks.
 float chain_us(void (*kernel)(float*), int blocks, int steps, float* buf, cudaStream_t stream) {
   cudaGraph_t graph;
-  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int s = 0; s < steps; ++s) {
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(blocks));
-    config.blockDim = dim3(128);
-    config.stream = stream;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    CHECK_CUDA(cudaLaunchKernelEx(&config, kernel, buf));
-  }
-  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  LANEC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int s = 0; s < steps; ++s)
+    LANEC_CUDA_CHECK(lanec::kernels::launch_kernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(128), 0, stream, buf));
+  LANEC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec;
-  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  LANEC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  LANEC_CUDA_CHECK(cudaEventCreate(&start));
+  LANEC_CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
   std::vector<float> ms(15);
   for (float& m : ms) {
-    CHECK_CUDA(cudaEventRecord(start, stream));
-    CHECK_CUDA(cudaGraphLaunch(exec, stream));
-    CHECK_CUDA(cudaEventRecord(stop, stream));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    CHECK_CUDA(cudaEventElapsedTime(&m, start, stop));
+    LANEC_CUDA_CHECK(cudaEventRecord(start, stream));
+    LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    LANEC_CUDA_CHECK(cudaEventRecord(stop, stream));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
+    LANEC_CUDA_CHECK(cudaEventElapsedTime(&m, start, stop));
   }
-  CHECK_CUDA(cudaGraphExecDestroy(exec));
-  CHECK_CUDA(cudaGraphDestroy(graph));
+  LANEC_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
   return median(ms) * 1e3f / static_cast<float>(steps);
 }
 
 // µs a barrier of one cooperative grid of `blocks` blocks passing `rounds` barriers.
 float barrier_us(int blocks, int rounds, cudaStream_t stream) {
   unsigned* counter = nullptr;
-  CHECK_CUDA(cudaMalloc(&counter, sizeof(unsigned)));
+  LANEC_CUDA_CHECK(cudaMalloc(&counter, sizeof(unsigned)));
   cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
+  LANEC_CUDA_CHECK(cudaEventCreate(&start));
+  LANEC_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms(15);
   for (size_t i = 0; i < ms.size() + 3; ++i) {
-    CHECK_CUDA(cudaMemsetAsync(counter, 0, sizeof(unsigned), stream));
+    LANEC_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), stream));
     void* args[] = {&counter, &rounds};
-    CHECK_CUDA(cudaEventRecord(start, stream));
-    CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(barrier_rounds), dim3(blocks), dim3(128), args, 0,
+    LANEC_CUDA_CHECK(cudaEventRecord(start, stream));
+    LANEC_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(barrier_rounds), dim3(blocks), dim3(128), args, 0,
                                            stream));
-    CHECK_CUDA(cudaEventRecord(stop, stream));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    if (i >= 3) CHECK_CUDA(cudaEventElapsedTime(&ms[i - 3], start, stop));
+    LANEC_CUDA_CHECK(cudaEventRecord(stop, stream));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
+    if (i >= 3) LANEC_CUDA_CHECK(cudaEventElapsedTime(&ms[i - 3], start, stop));
   }
-  CHECK_CUDA(cudaFree(counter));
+  LANEC_CUDA_CHECK(cudaFree(counter));
   return median(ms) * 1e3f / static_cast<float>(rounds);
 }
 
@@ -135,15 +120,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   int device = 0, sms = 0, major = 0;
-  CHECK_CUDA(cudaGetDevice(&device));
-  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  LANEC_CUDA_CHECK(cudaGetDevice(&device));
+  LANEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  LANEC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   if (major < 9) std::fprintf(stderr, "launch_floor: compute capability %d: PDL waits are no-ops here\n", major);
   cudaStream_t stream;
-  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   float* buf = nullptr;
-  CHECK_CUDA(cudaMalloc(&buf, static_cast<size_t>(sms) * 128 * sizeof(float)));
-  CHECK_CUDA(cudaMemset(buf, 0, static_cast<size_t>(sms) * 128 * sizeof(float)));
+  LANEC_CUDA_CHECK(cudaMalloc(&buf, static_cast<size_t>(sms) * 128 * sizeof(float)));
+  LANEC_CUDA_CHECK(cudaMemset(buf, 0, static_cast<size_t>(sms) * 128 * sizeof(float)));
   const float empty = chain_us(empty_step, 1, steps, buf, stream);
   const float rw = chain_us(read_write_step, 1, steps, buf, stream);
   const float grid = chain_us(read_write_step, sms, steps, buf, stream);
@@ -151,7 +136,7 @@ int main(int argc, char** argv) {
   std::printf("{\"steps\": %d, \"sms\": %d, \"chain_1block_us\": %.3f, \"chain_1block_rw_us\": %.3f, "
               "\"chain_grid_us\": %.3f, \"barrier_grid_us\": %.3f}\n",
               steps, sms, empty, rw, grid, barrier);
-  CHECK_CUDA(cudaFree(buf));
-  CHECK_CUDA(cudaStreamDestroy(stream));
+  LANEC_CUDA_CHECK(cudaFree(buf));
+  LANEC_CUDA_CHECK(cudaStreamDestroy(stream));
   return 0;
 }

@@ -33,7 +33,9 @@ done
 wait
 
 python3 - "$WORK" "$DEST" "$LANEC" "$REPEATS" "$DEPTH" "${presets[@]}" <<'PY'
-import json, random, re, statistics, subprocess, sys
+import json, re, subprocess, sys
+sys.path.insert(0, "bench")
+from depth_prompt import prompt as bench_prompt
 work, dest, lanec, repeats, depth, presets = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
 copy = json.load(open(f"{work}/copy.json"))
 floor = json.load(open(f"{work}/launch_floor.json"))
@@ -45,10 +47,9 @@ for p in presets:
     vocab = int(hp["vocab_size"])
     weight_bytes = info["weight_bytes_per_step"]
     kv_bytes_per_pos = 2 * int(hp["block_count"]) * int(hp["attention.head_count_kv"]) * int(hp["attention.key_length"]) * 2  # K+V, f16
-    r = random.Random(7)
     tests = [("tg128", 1)] + ([(f"tg128 @ d{depth}", depth)] if depth > 0 else [])
     for test, n_prompt in tests:
-        prompt = " ".join(str(r.randrange(151643)) for _ in range(n_prompt))
+        prompt = bench_prompt(n_prompt)
         cmd = [f"{work}/{p}", f"{work}/{p}.gguf", "--prompt-tokens", prompt, "-n", "128", "--bench",
                "--repeats", str(repeats), "--ignore-eos", "--quiet"]
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")

@@ -48,7 +48,7 @@ wait
   echo "| model | variant (tg128 @ d$DEPTH) | flags | ms/token | t/s |"
   echo "| --- | --- | --- | ---: | ---: |"
   prompt=1
-  ((DEPTH > 1)) && prompt="$(python3 -c "import random; r=random.Random(7); print(' '.join(str(r.randrange(151643)) for _ in range($DEPTH)))")"
+  ((DEPTH > 1)) && prompt="$(python3 bench/depth_prompt.py "$DEPTH")"
   for p in "${presets[@]}"; do
     for v in $VARIANTS; do
       name="${v%%=*}" flags="${v#*=}"

@@ -281,8 +281,8 @@ struct Schedule {
   // allocation's device pointer).
   std::pair<const Buffer*, uint64_t> storage_bytes_of(const std::string& name) const;
 
-  // The step's inputs and outputs, answered here once for the emitter and
-  // the CPU schedule executor:
+  // The step's inputs and outputs, answered here once for their readers
+  // (the emitter, the CPU schedule executor, `lanec ref`):
   // The last argmax launch (greedy token; it advances token and pos on the
   // device); nullptr when the schedule has none.
   const ArgmaxLaunch* find_argmax() const;
