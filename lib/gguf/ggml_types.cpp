@@ -40,10 +40,7 @@ const std::array<std::string, kTypeCount>& lower_names() {
 }  // namespace
 
 const GgmlTypeTraits* ggml_type_traits(uint32_t id) {
-  for (const GgmlTypeTraits& traits : kGgmlTypes) {
-    if (static_cast<uint32_t>(traits.type) == id) return &traits;
-  }
-  return nullptr;
+  return ggml_find_traits(static_cast<GgmlType>(id));  // the enum's underlying type is uint32_t
 }
 
 const GgmlTypeTraits& ggml_traits(GgmlType type) {

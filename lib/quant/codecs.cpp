@@ -48,9 +48,15 @@ std::string type_label(GgmlType type) {
   return "ggml type id " + std::to_string(static_cast<uint32_t>(type));
 }
 
-// The codec of a row of n elements of `type`; a user error naming `what` when
-// the type has no codec or n is not a whole number of blocks.
-const Codec& codec_for_row(const char* what, GgmlType type, uint64_t n) {
+// The codec of a row of n elements of `type` and the row's block count; a
+// user error naming `what` when the type has no codec or n is not a whole
+// number of blocks.
+struct RowCodec {
+  const Codec& codec;
+  uint64_t blocks;
+};
+
+RowCodec codec_for_row(const char* what, GgmlType type, uint64_t n) {
   const Codec* codec = find_codec(type);
   if (codec == nullptr) {
     throw Error(std::string(what) + ": unsupported tensor type (" + type_label(type) +
@@ -62,10 +68,8 @@ const Codec& codec_for_row(const char* what, GgmlType type, uint64_t n) {
                 " elements is not a whole number of blocks (expected a multiple of " +
                 std::to_string(traits.block_elems) + ")");
   }
-  return *codec;
+  return {*codec, n / traits.block_elems};
 }
-
-uint64_t blocks_in(GgmlType type, uint64_t n) { return n / ggml_traits(type).block_elems; }
 
 }  // namespace
 
@@ -77,16 +81,16 @@ bool can_quantize(GgmlType type) {
 }
 
 void dequantize_row(GgmlType type, const uint8_t* src, float* dst, uint64_t n) {
-  const Codec& codec = codec_for_row("dequantize_row", type, n);
-  codec.dequantize(src, dst, blocks_in(type, n));
+  const RowCodec row = codec_for_row("dequantize_row", type, n);
+  row.codec.dequantize(src, dst, row.blocks);
 }
 
 void quantize_row(GgmlType type, const float* src, uint8_t* dst, uint64_t n) {
-  const Codec& codec = codec_for_row("quantize_row", type, n);
-  if (codec.quantize == nullptr) {
+  const RowCodec row = codec_for_row("quantize_row", type, n);
+  if (row.codec.quantize == nullptr) {
     throw Error(std::string("quantize_row: no quantizer for ") + ggml_type_name(type));
   }
-  codec.quantize(src, dst, blocks_in(type, n));
+  row.codec.quantize(src, dst, row.blocks);
 }
 
 }  // namespace lanec

@@ -1,8 +1,8 @@
 #include "lib/tokenizer/gguf_vocab.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
-#include <type_traits>
-#include <variant>
 
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
@@ -66,22 +66,13 @@ class KeyReader {
     return out;
   }
 
-  // Any integer type; nullopt-like false when the value is not an integer.
+  // Any integer type that fits int64_t (gguf_integer_of); false otherwise.
   static bool integer_of(const GgufValue& value, int64_t& out) {
-    return std::visit(
-        [&](const auto& v) {
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            if constexpr (std::is_same_v<T, uint64_t>) {
-              if (v > static_cast<uint64_t>(INT64_MAX)) return false;
-            }
-            out = static_cast<int64_t>(v);
-            return true;
-          } else {
-            return false;
-          }
-        },
-        value.data);
+    const std::optional<GgufInteger> i = gguf_integer_of(value);
+    if (!i || (!i->negative && i->magnitude > static_cast<uint64_t>(INT64_MAX))) return false;
+    // A negative magnitude is at most 2^63 (it came from an int64_t).
+    out = i->negative ? -static_cast<int64_t>(i->magnitude - 1) - 1 : static_cast<int64_t>(i->magnitude);
+    return true;
   }
 
   std::vector<int64_t> int_array(const std::string& key, const GgufValue& value) const {
