@@ -73,6 +73,33 @@ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // so ordering is the same as plain launches. Triggering after the wait keeps
 // at most one grid waiting behind the running one. A no-op below sm_90, with
 // PDL off, or for a plain launch; -DLANEC_PDL_TRIGGER=0 keeps the wait only.
+// ---- chain stamps (-DLANEC_CHAIN_STAMPS; --profile's in-graph table) ------------
+// Where a replayed step's time goes, launch by launch, in the chain itself
+// (timing launches one by one adds each one's own launch gap): block 0 of
+// every launch stamps the global timer when its wait returns, which is when
+// the launch before it has completed. Stamp i+1 minus stamp i is what launch
+// i costs the chain: its work after the wait, its slowest block and its
+// completion. Every kernel's block 0 passes pdl_wait() exactly once, so the
+// stamps count the launches in stream order. Off by default (an atomic and
+// a store per launch).
+#ifdef LANEC_CHAIN_STAMPS
+constexpr unsigned kChainStampCapacity = 8192;
+__device__ unsigned long long g_chain_stamps[kChainStampCapacity];
+__device__ unsigned int g_chain_count;
+
+__device__ __forceinline__ void chain_stamp() {
+  if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0 && threadIdx.y == 0 &&
+      threadIdx.z == 0) {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    const unsigned i = atomicAdd(&g_chain_count, 1u);
+    if (i < kChainStampCapacity) g_chain_stamps[i] = now;
+  }
+}
+#else
+__device__ __forceinline__ void chain_stamp() {}
+#endif
+
 __device__ __forceinline__ void pdl_wait() {
 #if LANEC_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
@@ -80,6 +107,7 @@ __device__ __forceinline__ void pdl_wait() {
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
 #endif
+  chain_stamp();
 }
 
 // Whether every architecture this translation unit was compiled for is sm_90+,

@@ -225,6 +225,73 @@ class LaunchProfiler {
   std::vector<cudaEvent_t> events_;
 };
 
+#ifdef LANEC_CHAIN_STAMPS
+// --profile of a program built with -DLANEC_CHAIN_STAMPS (common.cuh): replays
+// the step `repeats` times at `position` and prints what each launch costs the
+// chain (stamp of the next launch minus its own; the last launch, which has no
+// next, is left out), as µs summed by kind and the launches that cost most.
+inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int position, int repeats) {
+  const size_t n = spec.n_launches;
+  if (n < 2 || n > kernels::kChainStampCapacity) return;
+  std::vector<std::vector<double>> cost(n - 1);
+  std::vector<unsigned long long> stamps(n);
+  std::vector<double> span;
+  const unsigned zero = 0;
+  for (int r = -1; r < repeats; ++r) {
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(dev.slots.pos, &position, sizeof(int), cudaMemcpyHostToDevice, dev.stream));
+    LANEC_CUDA_CHECK(cudaMemcpyToSymbolAsync(kernels::g_chain_count, &zero, sizeof zero, 0, cudaMemcpyHostToDevice,
+                                             dev.stream));
+    dev.replay();
+    LANEC_CUDA_CHECK(cudaStreamSynchronize(dev.stream));
+    unsigned count = 0;
+    LANEC_CUDA_CHECK(cudaMemcpyFromSymbol(&count, kernels::g_chain_count, sizeof count));
+    if (count != n) {
+      std::printf("chain stamps: %u stamps for %zu launches; no in-graph table\n", count, n);
+      return;
+    }
+    LANEC_CUDA_CHECK(cudaMemcpyFromSymbol(stamps.data(), kernels::g_chain_stamps, n * sizeof(unsigned long long)));
+    if (r < 0) continue;
+    for (size_t i = 0; i + 1 < n; ++i) cost[i].push_back(static_cast<double>(stamps[i + 1] - stamps[i]) / 1000.0);
+    span.push_back(static_cast<double>(stamps[n - 1] - stamps[0]) / 1000.0);
+  }
+  std::vector<std::pair<std::string, std::pair<int, double>>> by_kind;  // kind -> launches, mean µs summed
+  std::vector<std::pair<double, size_t>> by_launch;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    double mean = 0.0;
+    for (double c : cost[i]) mean += c;
+    mean /= static_cast<double>(cost[i].size());
+    by_launch.push_back({mean, i});
+    auto it = std::find_if(by_kind.begin(), by_kind.end(), [&](const auto& k) { return k.first == spec.launches[i].kind; });
+    if (it == by_kind.end()) it = by_kind.insert(by_kind.end(), {spec.launches[i].kind, {0, 0.0}});
+    it->second.first += 1;
+    it->second.second += mean;
+  }
+  std::sort(by_kind.begin(), by_kind.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  std::printf("\nin-graph chain (-DLANEC_CHAIN_STAMPS): launch i costs the stamp of launch i+1 minus its own (block 0"
+              " past its wait), mean of %d replays; first to last stamp: median %.2f µs\n",
+              repeats, median(span));
+  std::printf("| kind | launches | µs | µs a launch |\n| --- | ---: | ---: | ---: |\n");
+  for (const auto& k : by_kind)
+    std::printf("| %s | %d | %.2f | %.2f |\n", k.first.c_str(), k.second.first, k.second.second,
+                k.second.second / k.second.first);
+  std::sort(by_launch.begin(), by_launch.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::printf("\n| # | launch | ops | chain µs |\n| ---: | --- | --- | ---: |\n");
+  for (size_t i = 0; i < std::min<size_t>(by_launch.size(), 24); ++i) {
+    const LaunchInfo& l = spec.launches[by_launch[i].second];
+    std::printf("| %zu | %s | %s | %.2f |\n", by_launch[i].second, l.name, l.ops, by_launch[i].first);
+  }
+  // One layer's launches in order (the second layer's, or the first's).
+  std::printf("\none layer in order:\n| # | launch | chain µs |\n| ---: | --- | ---: |\n");
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const std::string name = spec.launches[i].name;
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, "_l01") != 0) continue;
+    double mean = 0.0;
+    for (double c : cost[i]) mean += c;
+    std::printf("| %zu | %s | %.2f |\n", i, spec.launches[i].name, mean / static_cast<double>(cost[i].size()));
+  }
+}
+#endif
+
 // --profile: runs the prompt through the graph (up to n_ctx - 1 tokens), then
 // times one step at the next position P, `repeats` times after one warm-up,
 // each with the position reset to P (so attention always reads P + 1 cached
@@ -307,6 +374,9 @@ inline void run_profile(Device& dev, const ProgramSpec& spec, const std::vector<
               static_cast<unsigned long long>(total_bytes), gbps(total_bytes, total_us));
   std::printf("| | graph replay (one token) | | | %.2f | %llu | %.1f |\n", replay,
               static_cast<unsigned long long>(total_bytes), gbps(total_bytes, replay));
+#ifdef LANEC_CHAIN_STAMPS
+  print_chain_profile(dev, spec, position, std::max(repeats, 20));
+#endif
 }
 
 inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
