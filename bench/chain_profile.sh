@@ -6,30 +6,42 @@
 # table (µs by kind, the costliest launches, one layer in order). Runs on the
 # GPU machine after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/chain_profile.sh [PRESET ...]      (default qwen3-0.6b)
-# Env: CHAIN_FLAGS (comma-separated extra -D flags, hold:RULE and act:MODE as
-# in variants.sh are not taken here), CHAIN_DEPTH=D profiles the step after a
-# D-token prompt (default 1). Writes chain_PRESET.md to $OUT (or the work folder).
+# Env: CHAIN_VARIANTS (space-separated NAME=FLAGS, flags comma-separated -D
+# switches as in variants.sh; default "base="), CHAIN_DEPTH=D profiles the
+# step after a D-token prompt (default 1). Writes chain_PRESET_NAME.md to
+# $OUT (or the work folder) and prints each variant's table by kind and its
+# one layer in order.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" chain
 DEPTH="${CHAIN_DEPTH:-1}"
+VARIANTS="${CHAIN_VARIANTS:-base=}"
 MAX_CTX=$((DEPTH > 256 ? DEPTH + 256 : 512))
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
-flags="-DLANEC_CHAIN_STAMPS ${CHAIN_FLAGS//,/ }"
+
+build_variant() {  # build_variant PRESET NAME FLAGS
+  local bin="$WORK/$1__$2"
+  NVCC_APPEND_FLAGS="-DLANEC_CHAIN_STAMPS ${3//,/ }" "$LANEC" plan "$WORK/$1.gguf" --knobs "$KNOBS" \
+    --max-ctx "$MAX_CTX" -o "$bin.cu" --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
+}
 
 for p in "${presets[@]}"; do
   [[ -f $WORK/$p.gguf ]] || "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf \
     -o "$WORK/$p.gguf" 2>/dev/null || { echo "synth $p failed"; exit 1; }
-  NVCC_APPEND_FLAGS="$flags" "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx "$MAX_CTX" \
-    -o "$WORK/$p.cu" --build >"$WORK/$p.log" 2>&1 || { echo "build $p failed: $(tail -3 "$WORK/$p.log")"; continue; }
+  for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "${v#*=}" & done
 done
+wait
 
 prompt=1
 ((DEPTH > 1)) && prompt="$(python3 bench/depth_prompt.py "$DEPTH")"
 for p in "${presets[@]}"; do
-  [[ -x $WORK/$p ]] || continue
-  "$WORK/$p" "$WORK/$p.gguf" --prompt-tokens "$prompt" -n 1 --profile --repeats 20 --quiet \
-    >"$DEST/chain_$p.md" 2>&1 || echo "profile $p failed"
-  echo "## $p (depth $DEPTH)"
-  sed -n '/^in-graph chain/,$p' "$DEST/chain_$p.md"
+  for v in $VARIANTS; do
+    name="${v%%=*}" table="$DEST/chain_${p}_${v%%=*}.md"
+    [[ -x $WORK/${p}__$name ]] || continue
+    "$WORK/${p}__$name" "$WORK/$p.gguf" --prompt-tokens "$prompt" -n 1 --profile --repeats 20 --quiet \
+      >"$table" 2>&1 || echo "profile $p $name failed"
+    echo "## $p $name (${v#*=}; depth $DEPTH)"
+    sed -n '/^in-graph chain/,/^$/p' "$table"
+    sed -n '/^one layer in order/,$p' "$table"
+  done
 done

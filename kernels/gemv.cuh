@@ -189,24 +189,25 @@ namespace gemv_detail {
 // weights are constants, so this may run before pdl_wait() and overlap the
 // previous launch. (Preloading 2 or 4 chunks measured no faster,
 // docs/performance.md.)
-template <WeightFormat F, int RowsPerWarp, bool Swiglu>
+template <WeightFormat F, int RowsPerWarp, bool Swiglu, int Preload>
 struct WarpRows {
   static constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
   const uint8_t* row_ptr[kRows];
   const uint16_t* scale_ptr[kRows];
   int part_of[kRows];
   int local_row[kRows];
-  WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
+  WChunk first[kRows][Preload];  // chunks c0 + j * stride of each row (those below the chunk count)
 };
 
-template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
+template <WeightFormat F, int RowsPerWarp, bool Swiglu, int Preload>
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu, Preload>& w) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows;
   const int slice = threadIdx.y % p.split_k;
   const int groups = blockDim.y / p.split_k;
   const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
-  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  const int stride = kWarpSize * p.split_k;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -238,18 +239,20 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
       } else {
         w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
       }
-      if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
+#pragma unroll
+      for (int j = 0; j < Preload; ++j)
+        if (c0 + j * stride < n_chunks) w.first[r][j] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0 + j * stride);
     }
   }
 }
 
 // The rows' dot products over the input, the slice reduction and the
 // epilogue. All threads of the block call it (barriers inside).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, int Preload>
 __device__ __forceinline__ void finish_rows(const GemvParams& p,
-                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
+                                            const WarpRows<F, RowsPerWarp, Swiglu, Preload>& w,
+                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows]) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
   const int slice = ty % p.split_k;
@@ -262,14 +265,16 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
   const int stride = kWarpSize * p.split_k;
-  if (c0 < n_chunks) {
-    const auto x = load_x<F, A>(p, c0);
+#pragma unroll
+  for (int j = 0; j < Preload; ++j) {
+    if (c0 + j * stride >= n_chunks) break;
+    const auto x = load_x<F, A>(p, c0 + j * stride);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r][j], x);
     }
   }
-  for (int c = c0 + stride; c < n_chunks; c += stride) {
+  for (int c = c0 + Preload * stride; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -324,7 +329,7 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
 
 }  // namespace gemv_detail
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, int Preload>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
@@ -334,8 +339,8 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
                 "int8 activations are only paired with q8_0_split weights (dp4a on both int8 operands)");
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
-  __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
-  gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
+  __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows];
+  gemv_detail::WarpRows<F, RowsPerWarp, Swiglu, Preload> rows;
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
   gemv_detail::resolve_rows(p, rows);
@@ -344,26 +349,14 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
+  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Preload>(p, rows, partial);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps.
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-// Measurement switches (bench/variants.sh; none is defined by default): each
-// overrides a launch parameter the plan chose, to time a choice before the
-// planner takes it.
-//   LANEC_GEMV_SPLIT1_MAX_K=K   split 1 for every launch with k <= K;
-//   LANEC_GEMV_RPW2_MIN_ROWS=R  2 rows a warp for the 1-row launches of at least R rows.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
-#ifdef LANEC_GEMV_SPLIT1_MAX_K
-  if (p.k <= LANEC_GEMV_SPLIT1_MAX_K && p.split_k != 1) {
-    GemvParams forced = p;
-    forced.split_k = 1;
-    return launch_gemv<F, A, RowsPerWarp, Swiglu>(forced, stream);
-  }
-#endif
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
   if (p.split_k < 1 || p.split_k > kGemvMaxWarps) return invalid_launch();
@@ -378,14 +371,18 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     rows += p.parts[q].rows;
   }
   if (Swiglu) rows = p.parts[0].rows;
-#ifdef LANEC_GEMV_RPW2_MIN_ROWS
-  if constexpr (RowsPerWarp == 1)
-    if (rows >= LANEC_GEMV_RPW2_MIN_ROWS) return launch_gemv<F, A, 2, Swiglu>(p, stream);
-#endif
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
+#ifdef LANEC_GEMV_PRELOAD_ALL_MAX
+  // Measurement switch (bench/variants.sh, not defined by default): a lane
+  // with 2 chunks of each row, no more than LANEC_GEMV_PRELOAD_ALL_MAX,
+  // loads both before the wait.
+  const int lane_chunks = ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize * p.split_k);
+  if (lane_chunks == 2 && lane_chunks <= LANEC_GEMV_PRELOAD_ALL_MAX)
+    return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, 2>, static_cast<unsigned>(grid), block, 0, stream, p);
+#endif
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, 1>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -19,17 +19,23 @@ __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float scal
 }
 
 // Quantizes 32-element block `block` of the int8 vector (qs, d; lo too for
-// the two-word form, else nullptr), held one value a lane: lane 0 writes d,
-// every lane its value's words. All 32 lanes must call it (warp-wide
-// reduction).
-__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int8_t* lo, int block,
-                                                    int lane) {
-  const float scale = warp_max(fabsf(v)) / 127.0f;
+// the two-word form, else nullptr), held one value a lane, given the block's
+// max|v| (`amax`, reduced over the warp): lane 0 writes d, every lane its
+// value's words.
+__device__ __forceinline__ void quantize_block_with_max(float v, float amax, int8_t* qs, float* d, int8_t* lo,
+                                                        int block, int lane) {
+  const float scale = amax / 127.0f;
   const float q = scale > 0.0f ? roundf(v / scale) : 0.0f;
   const int i = block * kQ8Block + lane;
   qs[i] = static_cast<int8_t>(q);
   if (lane == 0) d[block] = scale;
   if (lo != nullptr) lo[i] = quantize_low_word(v, q, scale);
+}
+
+// The same with the max reduced here: all 32 lanes must call it.
+__device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* d, int8_t* lo, int block,
+                                                    int lane) {
+  quantize_block_with_max(v, warp_max(fabsf(v)), qs, d, lo, block, lane);
 }
 
 struct QuantizeParams {

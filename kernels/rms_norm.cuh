@@ -40,6 +40,17 @@ constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
 #define LANEC_NORM_PRELOAD 1
 #endif
 
+// Measurement switch (bench/variants.sh, not defined by default):
+// -DLANEC_NORM_SLICES=S runs min(S, PerThread) blocks a vector; each sums
+// the whole vector (a few KB from L2) and writes only its share (elements
+// j = block mod S of each thread), so the writes and int8 blocks after the
+// sum spread over S SMs.
+#ifdef LANEC_NORM_SLICES
+__device__ __forceinline__ bool rms_norm_writes(int j) { return j % gridDim.x == blockIdx.x; }
+#else
+__device__ __forceinline__ bool rms_norm_writes(int) { return true; }
+#endif
+
 template <bool AddResidual, bool Quantize, int PerThread>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
   __shared__ float scratch[kWarpSize];
@@ -63,22 +74,32 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
     h[j] = 0.0f;
     if (i < p.n) {
       h[j] = p.x[i];
-      if constexpr (AddResidual) {
-        h[j] += p.residual[i];
-        p.h_out[i] = h[j];
-      }
+      if constexpr (AddResidual) h[j] += p.residual[i];
     }
     sumsq += h[j] * h[j];
   }
   const float inv = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(p.n) + p.eps);
   const int lane = threadIdx.x % kWarpSize;
+  float y[PerThread], amax[PerThread];
+#pragma unroll
+  for (int j = 0; j < PerThread; ++j) {
+    y[j] = h[j] * inv * w[j];  // 0 past n (h and w are)
+    amax[j] = fabsf(y[j]);
+  }
+  if constexpr (Quantize) {
+    // The PerThread blocks' max reductions side by side, not one after another.
+#pragma unroll
+    for (int off = kWarpSize / 2; off > 0; off >>= 1)
+#pragma unroll
+      for (int j = 0; j < PerThread; ++j) amax[j] = fmaxf(amax[j], __shfl_xor_sync(kFullMask, amax[j], off));
+  }
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
     const int i = threadIdx.x + j * kRmsNormThreads;
-    if (i >= p.n) break;  // uniform over a warp when Quantize (n a multiple of 32)
-    const float y = h[j] * inv * w[j];
-    if (!Quantize || p.out != nullptr) p.out[i] = y;
-    if constexpr (Quantize) quantize_block_warp(y, p.out_qs, p.out_d, p.out_lo, i / kQ8Block, lane);
+    if (i >= p.n || !rms_norm_writes(j)) continue;
+    if constexpr (AddResidual) p.h_out[i] = h[j];
+    if (!Quantize || p.out != nullptr) p.out[i] = y[j];
+    if constexpr (Quantize) quantize_block_with_max(y[j], amax[j], p.out_qs, p.out_d, p.out_lo, i / kQ8Block, lane);
   }
 }
 
@@ -90,7 +111,12 @@ cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
     if constexpr (PerThread < kRmsNormMaxPerThread) return launch<AddResidual, Quantize, 2 * PerThread>(p, stream);
     return invalid_launch();
   }
-  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, 1, kRmsNormThreads, 0, stream, p);
+#ifdef LANEC_NORM_SLICES
+  const unsigned blocks = LANEC_NORM_SLICES < PerThread ? LANEC_NORM_SLICES : PerThread;
+#else
+  const unsigned blocks = 1;
+#endif
+  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, blocks, kRmsNormThreads, 0, stream, p);
 }
 
 }  // namespace rms_norm_detail

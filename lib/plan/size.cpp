@@ -151,7 +151,7 @@ class Sizer {
           l.rules.push_back("rows_a_warp");
         }
       }
-      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms, p->swiglu);
+      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
       int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);
@@ -323,15 +323,15 @@ class Sizer {
 
 }  // namespace
 
-int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu) {
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms) {
   // Measured on an H200 (docs/kernels.md): 1 for tall matrices (16k rows and
   // up), 2 for q8_0 otherwise, and for 16-bit/f32 weights 4 when k is long
   // against the rows (ffn_down) or the rows are many, else 2. Then more while
   // the row groups alone give fewer than kGemvWarpsPerSm warps an SM, and
-  // never below one 16-byte chunk a lane (k / chunk / 32 slices); a SwiGLU
-  // pair never below two (docs/performance.md: at k = 1024, where split 2
-  // leaves one chunk a lane, split 1 ran Qwen3-0.6B 3.8 % faster, while at
-  // k = 2048 and 4096 split 2 stayed faster).
+  // never below two 16-byte chunks a lane (docs/performance.md: at k = 1024,
+  // where split 2 leaves one chunk a lane, split 1 ran Qwen3-0.6B 3.8 %
+  // faster for the SwiGLU pairs and 3.3 % more for the Q/K/V launch, while
+  // at k = 2048 and 4096 split 2 stayed faster).
   int split = 1;
   if (rows < 16384) {
     if (format == GgmlType::Q8_0) split = 2;
@@ -340,8 +340,7 @@ int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType for
   const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
   while (split < kGemvMaxSplit && groups * split < wanted) split *= 2;
-  const int64_t chunks_a_lane = swiglu ? 2 : 1;
-  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32 / chunks_a_lane);
+  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32 / 2);
   while (split > max_split) split /= 2;
   return split;
 }

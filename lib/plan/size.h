@@ -34,8 +34,8 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
                     bool rows_a_warp_held, RuleTally& tally);
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
-// `swiglu`: a gate/up pair (rows counts the gate rows).
-int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu = false);
+// `rows`: output rows (a SwiGLU pair: the gate rows).
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);
 // Most context splits of an attention whose split has `blocks_per_split`
 // blocks (n_head / heads_per_block).
 int choose_attention_splits(int64_t blocks_per_split, int64_t n_ctx, int sms);

@@ -211,15 +211,15 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132) == 2);
   CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::F16, 132) == 4);
   CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::BF16, 132) == 2);
-  // Few rows: split more to fill the chip, but never below a chunk a lane.
+  // Few rows: split more to fill the chip, but never below two chunks a lane.
   CHECK(choose_gemv_split_k(512, 1, 4096, GgmlType::Q8_0, 132) == 4);
   CHECK(choose_gemv_split_k(512, 1, 64, GgmlType::Q8_0, 132) == 1);
-  // A SwiGLU pair keeps two chunks a lane: Qwen3-0.6B's gate/up (k 1024) at
-  // split 1, 1.7B's (k 2048) and 8B's (k 4096) at 2.
-  CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132, true) == 1);
-  CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132, true) == 2);
-  CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132, true) == 2);
+  // Two chunks a lane: Qwen3-0.6B's Q/K/V and gate/up (k 1024) at split 1,
+  // 1.7B's (k 2048) and 8B's (k 4096) at 2.
+  CHECK(choose_gemv_split_k(4096, 1, 1024, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132) == 2);
 }
 
 TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
