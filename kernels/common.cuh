@@ -44,6 +44,8 @@ enum class CachePrecision { f32, f16 };
 inline cudaError_t invalid_launch() { return cudaErrorInvalidValue; }
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// Whether the n floats at a and at b share any element.
+inline bool overlaps(const float* a, const float* b, int n) { return a != nullptr && b != nullptr && a < b + n && b < a + n; }
 
 // ---- programmatic dependent launch (PDL) ----------------------------------------
 // On sm_90+ a kernel launched with programmatic stream serialization may start

@@ -187,27 +187,26 @@ namespace gemv_detail {
 // This warp's rows, resolved to (part, local row) and
 // pointers, with the first weight chunk of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
-// previous launch. (Preloading 2 or 4 chunks measured no faster,
-// docs/performance.md.)
-template <WeightFormat F, int RowsPerWarp, bool Swiglu, int Preload>
+// previous launch. (Preloading 2 or 4 chunks measured no faster, nor all of
+// a lane's chunks where it has 2, docs/performance.md.)
+template <WeightFormat F, int RowsPerWarp, bool Swiglu>
 struct WarpRows {
   static constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
   const uint8_t* row_ptr[kRows];
   const uint16_t* scale_ptr[kRows];
   int part_of[kRows];
   int local_row[kRows];
-  WChunk first[kRows][Preload];  // chunks c0 + j * stride of each row (those below the chunk count)
+  WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
 };
 
-template <WeightFormat F, int RowsPerWarp, bool Swiglu, int Preload>
-__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu, Preload>& w) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows;
+template <WeightFormat F, int RowsPerWarp, bool Swiglu>
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int slice = threadIdx.y % p.split_k;
   const int groups = blockDim.y / p.split_k;
   const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
-  const int n_chunks = p.k / gemv_chunk_elems<F>();
-  const int stride = kWarpSize * p.split_k;
+  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -239,20 +238,18 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
       } else {
         w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
       }
-#pragma unroll
-      for (int j = 0; j < Preload; ++j)
-        if (c0 + j * stride < n_chunks) w.first[r][j] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0 + j * stride);
+      if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
     }
   }
 }
 
 // The rows' dot products over the input, the slice reduction and the
 // epilogue. All threads of the block call it (barriers inside).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, int Preload>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __device__ __forceinline__ void finish_rows(const GemvParams& p,
-                                            const WarpRows<F, RowsPerWarp, Swiglu, Preload>& w,
-                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows]) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows;
+                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
+                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
   const int slice = ty % p.split_k;
@@ -265,16 +262,14 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
   const int stride = kWarpSize * p.split_k;
-#pragma unroll
-  for (int j = 0; j < Preload; ++j) {
-    if (c0 + j * stride >= n_chunks) break;
-    const auto x = load_x<F, A>(p, c0 + j * stride);
+  if (c0 < n_chunks) {
+    const auto x = load_x<F, A>(p, c0);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r][j], x);
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
-  for (int c = c0 + Preload * stride; c < n_chunks; c += stride) {
+  for (int c = c0 + stride; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -329,7 +324,7 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
 
 }  // namespace gemv_detail
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, int Preload>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
@@ -339,8 +334,8 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
                 "int8 activations are only paired with q8_0_split weights (dp4a on both int8 operands)");
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
-  __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu, Preload>::kRows];
-  gemv_detail::WarpRows<F, RowsPerWarp, Swiglu, Preload> rows;
+  __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
+  gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
   gemv_detail::resolve_rows(p, rows);
@@ -349,7 +344,7 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Preload>(p, rows, partial);
+  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps.
@@ -374,15 +369,7 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-#ifdef LANEC_GEMV_PRELOAD_ALL_MAX
-  // Measurement switch (bench/variants.sh, not defined by default): a lane
-  // with 2 chunks of each row, no more than LANEC_GEMV_PRELOAD_ALL_MAX,
-  // loads both before the wait.
-  const int lane_chunks = ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize * p.split_k);
-  if (lane_chunks == 2 && lane_chunks <= LANEC_GEMV_PRELOAD_ALL_MAX)
-    return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, 2>, static_cast<unsigned>(grid), block, 0, stream, p);
-#endif
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, 1>, static_cast<unsigned>(grid), block, 0, stream, p);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -326,7 +326,19 @@ void sweep_rms_norm_case(int n) {
   const auto y_ref = ref::rms_norm(h_ref, w, p.eps);
   const std::string tag = fmt("rms_norm%s%s n=%d", AddResidual ? "+residual" : "", Quantize ? "+int8" : "", n);
   check(tag + " y", out.download(), y_ref, 1e-6, 2e-6);
-  if (AddResidual) check(tag + " h", h.download(), h_ref, 0.0, 0.0);
+  if (AddResidual) {
+    check(tag + " h", h.download(), h_ref, 0.0, 0.0);
+    // In place (h over x): blocks past the first would read what one wrote.
+    DeviceBuffer<float> x_in_place(x), out_in_place(static_cast<size_t>(n));
+    RmsNormParams q = p;
+    q.x = q.h_out = x_in_place.get();
+    q.out = out_in_place.get();
+    q.out_qs = nullptr;
+    q.out_d = nullptr;
+    expect_ok("rms_norm in place", launch_rms_norm<AddResidual, false>(q, nullptr));
+    check(tag + " in place: h", x_in_place.download(), h_ref, 0.0, 0.0);
+    check(tag + " in place: y", out_in_place.download(), y_ref, 1e-6, 2e-6);
+  }
   if (Quantize) {
     std::vector<int8_t> qs_ref(static_cast<size_t>(n));
     std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
