@@ -16,7 +16,7 @@
 // allocation, so every launch and graph replay starts from zero).
 // len is read from the device so a captured graph replays for every step.
 // Optionally (out_qs non-null) the output is also written in its int8 form
-// (blocks.h layout, quantize_block_warp; with out_lo the two-word form), for
+// (blocks.h layout, quantize_block_with_max; with out_lo the two-word form), for
 // a GEMV that reads it.
 #pragma once
 
@@ -141,11 +141,32 @@ __device__ __forceinline__ void load_cache_run(const T* row, int lane, float (&o
   }
 }
 
-// Writes one output element (the whole warp calls it together: the int8
-// form is quantized a warp-wide 32-element block at a time).
-__device__ __forceinline__ void attention_store(const AttentionParams& p, int i, float v) {
-  if (p.out != nullptr) p.out[i] = v;
-  if (p.out_qs != nullptr) quantize_block_warp(v, p.out_qs, p.out_d, p.out_lo, i / kQ8Block, i % kQ8Block);
+// Writes a thread's N output elements, element k at out index base + e_k with
+// e_k = threadIdx.x + k * kAttnThreads (those below n_elems): the f32 form
+// and/or the int8 form, whose 32-element blocks are whole warps, their max
+// reductions run side by side (the whole block calls it).
+template <int N>
+__device__ __forceinline__ void attention_store_all(const AttentionParams& p, int base, int n_elems,
+                                                    const float (&v)[N]) {
+  const int lane = threadIdx.x % kWarpSize;
+  float amax[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int e = threadIdx.x + k * kAttnThreads;
+    if (p.out != nullptr && e < n_elems) p.out[base + e] = v[k];
+    amax[k] = fabsf(v[k]);
+  }
+  if (p.out_qs == nullptr) return;
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off >>= 1)
+#pragma unroll
+    for (int k = 0; k < N; ++k) amax[k] = fmaxf(amax[k], __shfl_xor_sync(kFullMask, amax[k], off));
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int i = base + threadIdx.x + k * kAttnThreads;
+    if (threadIdx.x + k * kAttnThreads < n_elems)  // whole warps (n_elems is a multiple of 32)
+      quantize_block_with_max(v[k], amax[k], p.out_qs, p.out_d, p.out_lo, i / kQ8Block, lane);
+  }
 }
 
 template <int HeadDim, CachePrecision C, int Group>
@@ -169,12 +190,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   const int h0 = blockIdx.x * Group;  // first query head of the group
   const int split = blockIdx.y;
   const int kv_head = h0 / (p.n_head / p.n_kv_head);
-  const int len = min(*p.pos + 1, p.n_ctx);
-  const int eff = attention_effective_splits(len, p.n_split);
-  if (split >= eff) return;  // short context: this split has no keys (uniform over the block)
-  const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
-  const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
-
+  // The queries load alongside the position, not after it: two L2 round trips become one.
   float q[Group][kPer], acc[Group][kPer], m[Group], l[Group];
 #pragma unroll
   for (int g = 0; g < Group; ++g) {
@@ -186,6 +202,11 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     m[g] = -INFINITY;
     l[g] = 0.0f;
   }
+  const int len = min(*p.pos + 1, p.n_ctx);
+  const int eff = attention_effective_splits(len, p.n_split);
+  if (split >= eff) return;  // short context: this split has no keys (uniform over the block)
+  const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
+  const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
@@ -249,7 +270,13 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 
   // Thread e of the block now takes output element e (+ kAttnThreads ...) of
   // the group: head g = e / HeadDim, dimension d = e % HeadDim.
-  for (int e = threadIdx.x; e < kElems; e += kAttnThreads) {
+  constexpr int kOut = (kElems + kAttnThreads - 1) / kAttnThreads;
+  float out[kOut];
+#pragma unroll
+  for (int k = 0; k < kOut; ++k) {
+    const int e = threadIdx.x + k * kAttnThreads;
+    out[k] = 0.0f;
+    if (e >= kElems) continue;
     const int g = e / HeadDim, d = e % HeadDim;
     float m_all = -INFINITY;
 #pragma unroll
@@ -263,7 +290,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     }
     const int h = h0 + g;
     if (eff == 1) {
-      attention_store(p, h * HeadDim + d, a / l_all);
+      out[k] = a / l_all;
     } else {
       p.part_acc[(static_cast<size_t>(h) * p.n_split + split) * HeadDim + d] = a;
       if (d == 0) {
@@ -272,7 +299,10 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
       }
     }
   }
-  if (eff == 1) return;
+  if (eff == 1) {
+    attention_store_all(p, h0 * HeadDim, kElems, out);
+    return;
+  }
 
   // The last split of the group to finish merges them all.
   if (!arrived_last(p.done + h0, eff)) return;
@@ -299,7 +329,11 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     sm_l[g][0] = den;  // each thread rewrites only its own head's row
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < kElems; e += kAttnThreads) {
+#pragma unroll
+  for (int k = 0; k < kOut; ++k) {
+    const int e = threadIdx.x + k * kAttnThreads;
+    out[k] = 0.0f;
+    if (e >= kElems) continue;
     const int g = e / HeadDim, d = e % HeadDim;
     const int h = h0 + g;
     const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
@@ -319,8 +353,9 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
     float total = 0.0f;
 #pragma unroll
     for (int u = 0; u < kMergeLanes; ++u) total += num[u];
-    attention_store(p, h * HeadDim + d, total / sm_l[g][0]);
+    out[k] = total / sm_l[g][0];
   }
+  attention_store_all(p, h0 * HeadDim, kElems, out);
   if (threadIdx.x == 0) p.done[h0] = 0;  // ready for the next launch (graph replay)
 }
 
