@@ -74,13 +74,6 @@ struct AttentionParams {
 // NeoX pairs (i, i + rope_dims/2).
 enum class AttnRope { none, norm, neox };
 
-// Whether the prologue can rotate a head in a lane's registers: a lane holds
-// head_dim/32 consecutive elements, so pairs (2i, 2i+1) need an even count
-// and NeoX pairs a half that is whole runs (the partner is one shuffle away).
-__host__ __device__ constexpr bool attention_rope_fits(bool neox, int head_dim, int rope_dims) {
-  return head_dim % kWarpSize == 0 && rope_dims % 2 == 0 && rope_dims <= head_dim &&
-         (neox ? (rope_dims / 2) % (head_dim / kWarpSize) == 0 : (head_dim / kWarpSize) % 2 == 0);
-}
 
 // Thread mapping: block (head group c, split s) of kAttnWarps warps; the
 // group is query heads [c*Group, (c+1)*Group). Warp w takes keys
@@ -254,6 +247,9 @@ __device__ __forceinline__ void norm_and_rotate(float (&x)[P], const float (&w)[
       const float other = __shfl_sync(kFullMask, x[j], partner);
       if (rotated) x[j] = is_a ? x[j] * cs[j] - other * sn[j] : other * sn[j] + x[j] * cs[j];
     }
+  } else if constexpr (P == 1) {  // pair (2i, 2i+1) over lanes 2i and 2i+1
+    const float other = __shfl_xor_sync(kFullMask, x[0], 1);
+    if (e0 < rope_dims) x[0] = lane % 2 == 0 ? x[0] * cs[0] - other * sn[0] : other * sn[0] + x[0] * cs[0];
   } else {
 #pragma unroll
     for (int j = 0; j + 1 < P; j += 2) {

@@ -32,7 +32,7 @@
 
 namespace lanec {
 
-enum class NodeKind : uint8_t { single, embed_norm, add_norm, gemv, rope, kv_write, view, join };
+enum class NodeKind : uint8_t { single, embed_norm, add_norm, gemv, rope, kv_write, view, join, attention };
 const char* node_kind_name(NodeKind kind);
 
 struct FusedNode {

@@ -1088,6 +1088,7 @@ void sweep_attention_rope() {
       sweep_attention_rope_case<128, CachePrecision::f16, 2, AttnRope::neox>(4, 2, 64, false, 1088, pos, n_split, false);
       sweep_attention_rope_case<128, CachePrecision::f32, 2, AttnRope::norm>(4, 2, 96, true, 1088, pos, n_split, false);
       sweep_attention_rope_case<32, CachePrecision::f32, 2, AttnRope::neox>(4, 2, 32, true, 1088, pos, n_split, true);
+      sweep_attention_rope_case<32, CachePrecision::f16, 2, AttnRope::norm>(4, 2, 32, false, 1088, pos, n_split, false);  // llama-tiny
     }
   }
   // Layouts a lane cannot rotate in its registers, and a prologue without its rows.
