@@ -207,19 +207,29 @@ struct RopeConstants {
 };
 
 template <AttnRope R, int P>
-__device__ __forceinline__ RopeConstants<R, P> load_rope_constants(const AttentionParams& p, int lane) {
-  RopeConstants<R, P> c;
+__device__ __forceinline__ void load_rope_weights(const AttentionParams& p, int lane, RopeConstants<R, P>& c) {
+#pragma unroll
+  for (int j = 0; j < P; ++j) {
+    const int e = lane * P + j;
+    c.q_w[j] = p.q_norm_w != nullptr ? p.q_norm_w[e] : 1.0f;
+    c.k_w[j] = p.k_norm_w != nullptr ? p.k_norm_w[e] : 1.0f;
+  }
+}
+
+template <AttnRope R, int P>
+__device__ __forceinline__ void rope_frequencies(const AttentionParams& p, int lane, RopeConstants<R, P>& c) {
 #pragma unroll
   for (int j = 0; j < P; ++j) {
     const int e = lane * P + j;
     const int half = p.rope_dims / 2;
     const int pair = e >= p.rope_dims ? -1 : (R == AttnRope::neox ? (e < half ? e : e - half) : e / 2);
     c.inv_freq[j] = pair >= 0 ? pow(static_cast<double>(p.theta_base), -2.0 * pair / p.rope_dims) : 0.0;
-    c.q_w[j] = p.q_norm_w != nullptr ? p.q_norm_w[e] : 1.0f;
-    c.k_w[j] = p.k_norm_w != nullptr ? p.k_norm_w[e] : 1.0f;
   }
-  return c;
 }
+
+// Measurement switch (bench/variants.sh, not defined by default):
+// -DLANEC_ATTN_ROPE_LATE forms the pairs' frequencies after the early exit
+// of the blocks without keys, not before the wait in every block.
 
 // One head's run in place: x * rsqrt(mean(x^2) + eps) * w over the whole head
 // (when the norm is on), then the rotation by cos/sin of each element's pair,
@@ -282,7 +292,12 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   constexpr bool kRope = R != AttnRope::none;
   const int lane = threadIdx.x % kWarpSize;
   RopeConstants<R, kPer> rope{};
-  if constexpr (kRope) rope = load_rope_constants<R, kPer>(p, lane);  // constants: before the wait
+  if constexpr (kRope) {  // constants: before the wait
+    load_rope_weights<R, kPer>(p, lane, rope);
+#ifndef LANEC_ATTN_ROPE_LATE
+    rope_frequencies<R, kPer>(p, lane, rope);
+#endif
+  }
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
   constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
@@ -325,6 +340,9 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 
   int new_t = -1;  // the key scored from registers (the prologue's row pos), or none
   if constexpr (kRope) {
+#ifdef LANEC_ATTN_ROPE_LATE
+    rope_frequencies<R, kPer>(p, lane, rope);
+#endif
     float cs[kPer], sn[kPer];
 #pragma unroll
     for (int j = 0; j < kPer; ++j) rope_cos_sin(static_cast<double>(pos), rope.inv_freq[j], &cs[j], &sn[j]);

@@ -1061,7 +1061,10 @@ void sweep_attention_rope_case(int n_head, int n_kv_head, int rope_dims, bool no
   const int len = std::min(pos + 1, n_ctx);
   const auto want = ref::attention(q_ref, kc_got, vc_got, n_head, n_kv_head, HeadDim, n_ctx, len, p.scale);
   const auto got = out.download();
-  check(tag, got, want, 2e-6, 2e-4);
+  // The rotation takes f32 cos/sin of an angle reduced in double (rope.cuh),
+  // the reference double cos/sin: q differs by ~1e-6 relative, scores by
+  // ~1e-5, outputs (|v| up to 8) by up to a few 1e-5.
+  check(tag, got, want, 5e-5, 2e-4);
   if (int8) {
     std::vector<int8_t> qs_ref(nq), lo_ref(nq);
     std::vector<float> d_ref(nq / kQ8Block);
