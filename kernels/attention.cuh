@@ -68,6 +68,7 @@ struct AttentionParams {
   int rope_dims;          // rotated dimensions, even, <= head_dim (the rest pass unrotated)
   float theta_base;
   float norm_eps;
+  double freq_ratio;      // theta_base^(-2/rope_dims): set by launch_attention (callers leave it)
 };
 
 // The prologue's pair layout: none, GGUF's default pairs (2i, 2i+1), or
@@ -223,13 +224,10 @@ __device__ __forceinline__ void rope_frequencies(const AttentionParams& p, int l
     const int e = lane * P + j;
     const int half = p.rope_dims / 2;
     const int pair = e >= p.rope_dims ? -1 : (R == AttnRope::neox ? (e < half ? e : e - half) : e / 2);
-    c.inv_freq[j] = pair >= 0 ? pow(static_cast<double>(p.theta_base), -2.0 * pair / p.rope_dims) : 0.0;
+    c.inv_freq[j] = pair >= 0 ? rope_inv_freq(p.freq_ratio, pair) : 0.0;
   }
 }
 
-// Measurement switch (bench/variants.sh, not defined by default):
-// -DLANEC_ATTN_ROPE_LATE forms the pairs' frequencies after the early exit
-// of the blocks without keys, not before the wait in every block.
 
 // One head's run in place: x * rsqrt(mean(x^2) + eps) * w over the whole head
 // (when the norm is on), then the rotation by cos/sin of each element's pair,
@@ -294,9 +292,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   RopeConstants<R, kPer> rope{};
   if constexpr (kRope) {  // constants: before the wait
     load_rope_weights<R, kPer>(p, lane, rope);
-#ifndef LANEC_ATTN_ROPE_LATE
     rope_frequencies<R, kPer>(p, lane, rope);
-#endif
   }
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
   constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
@@ -340,9 +336,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 
   int new_t = -1;  // the key scored from registers (the prologue's row pos), or none
   if constexpr (kRope) {
-#ifdef LANEC_ATTN_ROPE_LATE
-    rope_frequencies<R, kPer>(p, lane, rope);
-#endif
     float cs[kPer], sn[kPer];
 #pragma unroll
     for (int j = 0; j < kPer; ++j) rope_cos_sin(static_cast<double>(pos), rope.inv_freq[j], &cs[j], &sn[j]);
@@ -561,7 +554,9 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
                               !attention_rope_fits(R == AttnRope::neox, HeadDim, p.rope_dims)))
     return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
-  return launch_kernel(attention_kernel<HeadDim, C, Group, R>, grid, kAttnThreads, 0, stream, p);
+  AttentionParams q = p;
+  q.freq_ratio = rope_freq_ratio(p.theta_base, p.rope_dims);
+  return launch_kernel(attention_kernel<HeadDim, C, Group, R>, grid, kAttnThreads, 0, stream, q);
 }
 
 }  // namespace lanec::kernels

@@ -20,6 +20,8 @@
 // frequencies and norm weights are constants, loaded before the wait.
 #pragma once
 
+#include <cmath>
+
 #include "common.cuh"
 #include "kv_cache.cuh"
 #include "limits.h"
@@ -45,6 +47,7 @@ struct RopeParams {
   int head_dim;          // even
   int rope_dims;         // even, <= head_dim; 0 = no rotation (norm only)
   float theta_base;      // e.g. 10000 or 1000000
+  double freq_ratio;     // theta_base^(-2/rope_dims): set by launch_rope (callers leave it)
   float eps;             // per-head norm epsilon
   const float* v;        // [n_v_head, head_dim] rows stored unrotated into v_cache; nullptr = none
   void* v_cache;         // [n_v_head, n_ctx, head_dim]
@@ -70,6 +73,22 @@ constexpr int kRopeWarps = 4;
 
 constexpr int kRopeMaxPairIters = kRopeMaxHeadDim / 2 / kWarpSize;  // pairs a lane rotates, at most
 constexpr int kRopeMaxTailIters = kRopeMaxHeadDim / kWarpSize;      // unrotated elements a lane, at most
+
+// Inverse frequency of pair i, theta^(-2i/rope_dims) = ratio^i with ratio =
+// theta^(-2/rope_dims) from the host: by squaring, about 2 log2(i) double
+// multiplies (relative error ~1e-15), where a device pow() in double costs
+// microseconds of latency in front of every launch's wait.
+__device__ __forceinline__ double rope_inv_freq(double ratio, int i) {
+  double result = 1.0;
+  for (; i > 0; i >>= 1, ratio *= ratio)
+    if (i & 1) result *= ratio;
+  return result;
+}
+
+// theta^(-2/rope_dims), the launchers' part of rope_inv_freq.
+inline double rope_freq_ratio(float theta_base, int rope_dims) {
+  return rope_dims > 0 ? std::pow(static_cast<double>(theta_base), -2.0 / rope_dims) : 1.0;
+}
 
 // cos and sin of pos * inv_freq: the angle is formed and reduced to [-pi, pi]
 // in double (at positions near 10^5 an f32 angle is off by ~1e-2 rad), then
@@ -115,7 +134,7 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   for (int k = 0; k < kRopeMaxPairIters; ++k) {
     const int i = lane + kWarpSize * k;
     const bool in = i < half;
-    inv_freq[k] = in ? pow(static_cast<double>(p.theta_base), -2.0 * i / p.rope_dims) : 0.0;
+    inv_freq[k] = in ? rope_inv_freq(p.freq_ratio, i) : 0.0;
     wa[k] = in && pt.norm_w != nullptr ? pt.norm_w[pair_a(i)] : 1.0f;
     wb[k] = in && pt.norm_w != nullptr ? pt.norm_w[pair_b(i)] : 1.0f;
   }
@@ -190,8 +209,10 @@ cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
     heads += p.n_v_head;
   }
   if (any_cache && p.n_ctx <= 0) return invalid_launch();
+  RopeParams q = p;
+  q.freq_ratio = rope_freq_ratio(p.theta_base, p.rope_dims);
   return launch_kernel(rope_kernel<Mode, C>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize,
-                       0, stream, p);
+                       0, stream, q);
 }
 
 }  // namespace lanec::kernels
