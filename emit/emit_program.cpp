@@ -634,23 +634,8 @@ class ProgramEmitter {
     o << "    p.n_kv_head = " << a.n_kv_head << ";\n";
     o << "    p.n_ctx = " << a.n_ctx << ";\n";
     o << "    p.n_split = " << a.n_split << ";\n";
-    std::string rope_mode;
-    if (a.rope) {
-      // rope_attention: q is read before its head norm and rotation; this step's K and V rows.
-      const RopeLaunch& r = *a.rope;
-      if (cache_precision(buf(a.v_cache), l.name) != prec)
-        throw Error("launch " + l.name + ": its caches differ in precision");
-      o << "    p.q_norm_w = " << f32_ptr(r.parts[0].norm_weight) << ";\n";
-      o << "    p.k_norm_w = " << f32_ptr(r.parts[1].norm_weight) << ";\n";
-      o << "    p.k_new = " << f32_ptr(r.parts[1].x) << ";\n";
-      o << "    p.v_new = " << f32_ptr(r.v) << ";\n";
-      o << "    p.rope_dims = " << r.rope_dims << ";\n";
-      o << "    p.theta_base = " << float_literal(r.theta_base) << ";\n";
-      o << "    p.norm_eps = " << float_literal(r.eps) << ";\n";
-      rope_mode = r.neox ? ", AttnRope::neox" : ", AttnRope::norm";
-    }
     launch_call("launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " +
-                std::to_string(a.heads_per_block) + rope_mode + ">");
+                std::to_string(a.heads_per_block) + ">");
   }
 
   void emit(const Launch& l, const ElementwiseLaunch& e) {

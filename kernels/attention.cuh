@@ -15,17 +15,6 @@
 // sets the counter back to zero (the program zero-fills its buffers once, at
 // allocation, so every launch and graph replay starts from zero).
 // len is read from the device so a captured graph replays for every step.
-// With the rope prologue (rule rope_attention; template R != AttnRope::none)
-// the launch also does what the RoPE launch before it would: q holds the
-// query heads before their per-head RMS norm and rotation, which each block
-// applies in registers to the heads it serves, and k_new / v_new hold this
-// step's K (before its norm and rotation) and V rows. The blocks whose split
-// holds key pos form that key's row in registers and score it from there;
-// the one serving the kv head's first query heads also stores both rows at
-// row pos of the caches for the steps after. The rotation is rope.cuh's
-// (pairs (2i, 2i+1) or (i, i + rope_dims/2), angle pos * theta^(-2i/rope_dims)
-// reduced in double); the rows take the cache's precision before they are
-// scored, as if read back from it.
 // Optionally (out_qs non-null) the output is also written in its int8 form
 // (blocks.h layout, quantize_block_with_max; with out_lo the two-word form), for
 // a GEMV that reads it.
@@ -35,10 +24,8 @@
 #include <type_traits>
 
 #include "common.cuh"
-#include "kv_cache.cuh"
 #include "limits.h"
 #include "quantize.cuh"
-#include "rope.cuh"
 
 namespace lanec::kernels {
 
@@ -60,21 +47,7 @@ struct AttentionParams {
   int n_kv_head;          // divides n_head
   int n_ctx;              // cache capacity (positions)
   int n_split;            // most context splits (grid.y), 1..kAttnMaxSplits
-  // The rope prologue (R != AttnRope::none): q is read before its norm and rotation.
-  const float* q_norm_w;  // [head_dim] per-head RMS norm weight of the queries, or nullptr (no norm)
-  const float* k_norm_w;  // the same for the keys
-  const float* k_new;     // [n_kv_head, head_dim] this step's K rows, before norm and rotation
-  const float* v_new;     // [n_kv_head, head_dim] this step's V rows
-  int rope_dims;          // rotated dimensions, even, <= head_dim (the rest pass unrotated)
-  float theta_base;
-  float norm_eps;
-  double freq_ratio;      // theta_base^(-2/rope_dims): set by launch_attention (callers leave it)
 };
-
-// The prologue's pair layout: none, GGUF's default pairs (2i, 2i+1), or
-// NeoX pairs (i, i + rope_dims/2).
-enum class AttnRope { none, norm, neox };
-
 
 // Thread mapping: block (head group c, split s) of kAttnWarps warps; the
 // group is query heads [c*Group, (c+1)*Group). Warp w takes keys
@@ -196,105 +169,15 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
   }
 }
 
-// ---- the rope prologue (rule rope_attention) ----------------------------------------
-
-// A lane's run of one head (P elements from lane * P) and what the prologue
-// needs of it: the pairs' inverse frequencies (0 past rope_dims) and the norm
-// weights, constants loaded before the wait.
-template <AttnRope R, int P>
-struct RopeConstants {
-  double inv_freq[P];
-  float q_w[P], k_w[P];
-};
-
-template <AttnRope R, int P>
-__device__ __forceinline__ void load_rope_weights(const AttentionParams& p, int lane, RopeConstants<R, P>& c) {
-#pragma unroll
-  for (int j = 0; j < P; ++j) {
-    const int e = lane * P + j;
-    c.q_w[j] = p.q_norm_w != nullptr ? p.q_norm_w[e] : 1.0f;
-    c.k_w[j] = p.k_norm_w != nullptr ? p.k_norm_w[e] : 1.0f;
-  }
-}
-
-template <AttnRope R, int P>
-__device__ __forceinline__ void rope_frequencies(const AttentionParams& p, int lane, RopeConstants<R, P>& c) {
-#pragma unroll
-  for (int j = 0; j < P; ++j) {
-    const int e = lane * P + j;
-    const int half = p.rope_dims / 2;
-    const int pair = e >= p.rope_dims ? -1 : (R == AttnRope::neox ? (e < half ? e : e - half) : e / 2);
-    c.inv_freq[j] = pair >= 0 ? rope_inv_freq(p.freq_ratio, pair) : 0.0;
-  }
-}
-
-
-// One head's run in place: x * rsqrt(mean(x^2) + eps) * w over the whole head
-// (when the norm is on), then the rotation by cos/sin of each element's pair,
-// as rope.cuh forms them: a' = a c - b s, b' = a s + b c. The whole warp calls it.
-template <AttnRope R, int P>
-__device__ __forceinline__ void norm_and_rotate(float (&x)[P], const float (&w)[P], bool norm, float eps,
-                                                const float (&cs)[P], const float (&sn)[P], int lane,
-                                                int rope_dims) {
-  if (norm) {
-    float sumsq = 0.0f;
-#pragma unroll
-    for (int j = 0; j < P; ++j) sumsq += x[j] * x[j];
-    const float inv = rsqrtf(warp_sum(sumsq) / static_cast<float>(P * kWarpSize) + eps);
-#pragma unroll
-    for (int j = 0; j < P; ++j) x[j] = x[j] * inv * w[j];
-  }
-  const int e0 = lane * P;
-  if constexpr (R == AttnRope::neox) {
-    const int half = rope_dims / 2;
-    // Runs are whole inside [0, half) or [half, rope_dims) (attention_rope_fits).
-    const bool is_a = e0 < half, rotated = e0 < rope_dims;
-    const int partner = is_a ? lane + half / P : (rotated ? lane - half / P : lane);
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const float other = __shfl_sync(kFullMask, x[j], partner);
-      if (rotated) x[j] = is_a ? x[j] * cs[j] - other * sn[j] : other * sn[j] + x[j] * cs[j];
-    }
-  } else if constexpr (P == 1) {  // pair (2i, 2i+1) over lanes 2i and 2i+1
-    const float other = __shfl_xor_sync(kFullMask, x[0], 1);
-    if (e0 < rope_dims) x[0] = lane % 2 == 0 ? x[0] * cs[0] - other * sn[0] : other * sn[0] + x[0] * cs[0];
-  } else {
-#pragma unroll
-    for (int j = 0; j + 1 < P; j += 2) {
-      if (e0 + j >= rope_dims) break;
-      const float a = x[j], b = x[j + 1];
-      x[j] = a * cs[j] - b * sn[j];
-      x[j + 1] = a * sn[j] + b * cs[j];
-    }
-  }
-}
-
-// v as read back from a cache of element type T.
-template <typename T>
-__device__ __forceinline__ float cache_rounded(float v) {
-  if constexpr (sizeof(T) == 4) {
-    return v;
-  } else {
-    return __half2float(__float2half_rn(v));
-  }
-}
-
-template <int HeadDim, CachePrecision C, int Group, AttnRope R>
+template <int HeadDim, CachePrecision C, int Group>
 __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_constant__ AttentionParams p) {
+  pdl_wait();  // before any global memory access (see common.cuh)
   static_assert(HeadDim % kWarpSize == 0 && HeadDim <= kAttnMaxHeadDim,
                 "head_dim must be a multiple of 32 and at most 256 (each lane holds head_dim/32 elements)");
   static_assert(Group >= 1 && Group <= kAttnMaxGroup && Group * HeadDim <= kAttnMaxGroupElems,
                 "a block serves 1..8 query heads of at most 1024 elements together");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
   constexpr int kPer = HeadDim / kWarpSize;
-  constexpr bool kRope = R != AttnRope::none;
-  const int lane = threadIdx.x % kWarpSize;
-  RopeConstants<R, kPer> rope{};
-  if constexpr (kRope) {  // constants: before the wait
-    load_rope_weights<R, kPer>(p, lane, rope);
-    rope_frequencies<R, kPer>(p, lane, rope);
-  }
-  pdl_wait();  // before any access to what earlier launches write (see common.cuh)
   constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
   __shared__ float sm_ml[kAttnWarps][Group][2];
@@ -302,70 +185,28 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
   __shared__ float sm_w[Group][kAttnMaxSplits];  // last block: split weights, then their sums
   __shared__ float sm_l[Group][kAttnMaxSplits];
 
+  const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const int h0 = blockIdx.x * Group;  // first query head of the group
   const int split = blockIdx.y;
   const int kv_head = h0 / (p.n_head / p.n_kv_head);
-  // The queries (and the prologue's new rows) load alongside the position,
-  // not after it: two L2 round trips become one.
+  // The queries load alongside the position, not after it: two L2 round trips become one.
   float q[Group][kPer], acc[Group][kPer], m[Group], l[Group];
 #pragma unroll
   for (int g = 0; g < Group; ++g) {
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
-      q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim>(lane, j)];
+      q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim>(lane, j)] * p.scale;
       acc[g][j] = 0.0f;
     }
     m[g] = -INFINITY;
     l[g] = 0.0f;
   }
-  float k_new[kPer], v_new[kPer];
-  if constexpr (kRope) {
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      k_new[j] = p.k_new[kv_head * HeadDim + attention_elem<HeadDim>(lane, j)];
-      v_new[j] = p.v_new[kv_head * HeadDim + attention_elem<HeadDim>(lane, j)];
-    }
-  }
-  const int pos = *p.pos;
-  const int len = min(pos + 1, p.n_ctx);
+  const int len = min(*p.pos + 1, p.n_ctx);
   const int eff = attention_effective_splits(len, p.n_split);
   if (split >= eff) return;  // short context: this split has no keys (uniform over the block)
   const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
   const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
-
-  int new_t = -1;  // the key scored from registers (the prologue's row pos), or none
-  if constexpr (kRope) {
-    float cs[kPer], sn[kPer];
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) rope_cos_sin(static_cast<double>(pos), rope.inv_freq[j], &cs[j], &sn[j]);
-#pragma unroll
-    for (int g = 0; g < Group; ++g)
-      norm_and_rotate<R, kPer>(q[g], rope.q_w, p.q_norm_w != nullptr, p.norm_eps, cs, sn, lane, p.rope_dims);
-    if (split == eff - 1 && pos < p.n_ctx) {  // this split holds key pos
-      new_t = pos;
-      norm_and_rotate<R, kPer>(k_new, rope.k_w, p.k_norm_w != nullptr, p.norm_eps, cs, sn, lane, p.rope_dims);
-      // One block of the kv head stores the rows (the caches are the
-      // program's writable state; no block of this launch reads row pos).
-      if (warp == 0 && h0 % (p.n_head / p.n_kv_head) == 0) {
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-          const size_t at = cache_index(kv_head, pos, p.n_ctx, HeadDim, attention_elem<HeadDim>(lane, j));
-          store_cache_element<C>(const_cast<void*>(p.k_cache), at, k_new[j]);
-          store_cache_element<C>(const_cast<void*>(p.v_cache), at, v_new[j]);
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < kPer; ++j) {
-        k_new[j] = cache_rounded<T>(k_new[j]);
-        v_new[j] = cache_rounded<T>(v_new[j]);
-      }
-    }
-  }
-#pragma unroll
-  for (int g = 0; g < Group; ++g)
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) q[g][j] *= p.scale;
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
@@ -381,16 +222,8 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
       if (t + i < t1) {
         const size_t row = static_cast<size_t>(t + i) * HeadDim;
         float k[kPer];
-        if (kRope && t + i == new_t) {
-#pragma unroll
-          for (int j = 0; j < kPer; ++j) {
-            k[j] = k_new[j];
-            v[i][j] = v_new[j];
-          }
-        } else {
-          load_cache_run(k_head + row, lane, k);
-          load_cache_run(v_head + row, lane, v[i]);
-        }
+        load_cache_run(k_head + row, lane, k);
+        load_cache_run(v_head + row, lane, v[i]);
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
 #pragma unroll
@@ -528,19 +361,18 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 
 // Group: query heads a block serves, attention_heads_per_block(n_head /
 // n_kv_head, HeadDim) as the planner chooses it (any divisor of n_head /
-// n_kv_head within the limits works). R: the rope prologue's pair layout
-// (AttnRope::none: q is ready and the caches hold row pos already).
+// n_kv_head within the limits works).
 // Measurement switch (bench/variants.sh with VARIANTS_DEPTH; not defined by
 // default): -DLANEC_ATTN_MAX_SPLITS=N caps the planned splits at N (the
 // workspaces, sized for the plan's n_split, then hold fewer partials).
-template <int HeadDim, CachePrecision C, int Group, AttnRope R = AttnRope::none>
+template <int HeadDim, CachePrecision C, int Group>
 cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
 #ifdef LANEC_ATTN_MAX_SPLITS
   static_assert(LANEC_ATTN_MAX_SPLITS >= 1, "at least one split");
   if (p.n_split > LANEC_ATTN_MAX_SPLITS) {
     AttentionParams capped = p;
     capped.n_split = LANEC_ATTN_MAX_SPLITS;
-    return launch_attention<HeadDim, C, Group, R>(capped, stream);
+    return launch_attention<HeadDim, C, Group>(capped, stream);
   }
 #endif
   if (p.n_head <= 0 || p.n_kv_head <= 0 || p.n_head % p.n_kv_head != 0 || p.n_ctx <= 0 || p.n_split < 1 ||
@@ -550,13 +382,8 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
   if (p.out == nullptr && p.out_qs == nullptr) return invalid_launch();
   if ((p.out_qs == nullptr) != (p.out_d == nullptr)) return invalid_launch();
   if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr || p.done == nullptr)) return invalid_launch();
-  if (R != AttnRope::none && (p.k_new == nullptr || p.v_new == nullptr || p.rope_dims <= 0 ||
-                              !attention_rope_fits(R == AttnRope::neox, HeadDim, p.rope_dims)))
-    return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
-  AttentionParams q = p;
-  q.freq_ratio = rope_freq_ratio(p.theta_base, p.rope_dims);
-  return launch_kernel(attention_kernel<HeadDim, C, Group, R>, grid, kAttnThreads, 0, stream, q);
+  return launch_kernel(attention_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -28,7 +28,6 @@
 #include "rules/embed_norm.h"
 #include "rules/strided_values.h"
 #include "rules/rows_a_warp.h"
-#include "rules/rope_attention.h"
 #include "rules/rope_parts.h"
 #include "rules/gemv_parts.h"
 #include "rules/sequences.h"
@@ -63,7 +62,6 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_strided_values_rule());
   rules.push_back(make_rows_a_warp_rule());
   rules.push_back(make_rope_parts_rule());
-  rules.push_back(make_rope_attention_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_sequences_rule());
   return rules;

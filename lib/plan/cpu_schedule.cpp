@@ -324,21 +324,6 @@ void CpuScheduleExecutor::run(const KvWriteLaunch& l) {
 }
 
 void CpuScheduleExecutor::run(const AttentionLaunch& l) {
-  if (l.rope) {
-    // rope_attention: the RoPE launch's work first; the query part is
-    // rotated in its buffer for the attention below, then given back its
-    // input, as the launch keeps the rotated query in registers only.
-    const RopePart& q_part = l.rope->parts.front();
-    LANEC_ASSERT(q_part.in_registers, "attention's rope prologue without its query part");
-    const int64_t q_n = q_part.n_head * l.rope->head_dim;
-    const std::vector<float> q_input(f32_in(q_part.x, q_n), f32_in(q_part.x, q_n) + q_n);
-    run(*l.rope);
-    AttentionLaunch attention = l;
-    attention.rope.reset();
-    run(attention);
-    std::copy(q_input.begin(), q_input.end(), f32(q_part.x, q_n));
-    return;
-  }
   const int32_t pos = *i32(l.pos);
   const int64_t len = std::min<int64_t>(pos + 1, l.n_ctx);
   const int64_t hd = l.head_dim;

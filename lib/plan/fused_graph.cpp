@@ -19,7 +19,6 @@ const char* node_kind_name(NodeKind kind) {
     case NodeKind::kv_write: return "kv_write";
     case NodeKind::view: return "view";
     case NodeKind::join: return "join";
-    case NodeKind::attention: return "attention";
   }
   return "?";
 }

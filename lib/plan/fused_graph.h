@@ -32,7 +32,7 @@
 
 namespace lanec {
 
-enum class NodeKind : uint8_t { single, embed_norm, add_norm, gemv, rope, kv_write, view, join, attention };
+enum class NodeKind : uint8_t { single, embed_norm, add_norm, gemv, rope, kv_write, view, join };
 const char* node_kind_name(NodeKind kind);
 
 struct FusedNode {

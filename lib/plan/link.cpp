@@ -92,7 +92,6 @@ class Linker {
       case NodeKind::gemv: return link_gemv(n);
       case NodeKind::rope: return link_rope(n);
       case NodeKind::kv_write: return link_kv_write(n);
-      case NodeKind::attention: return link_rope_attention(n);
       case NodeKind::view: {
         const Op& op = f_.op(n.ops.front());
         return view(name(op.outputs[0]), name(op.inputs[0]), op.get_int_or("offset", 0));
@@ -309,20 +308,11 @@ class Linker {
   }
 
   void link_rope(const FusedNode& n) {
-    std::map<TensorId, size_t> part_of_rotated;
-    RopeLaunch p = rope_launch_of(n, part_of_rotated);
-    emit(n, LaunchKind::rope, p.parts.front().x, p);
-  }
-
-  // The RoPE launch of node n's norm, rope and cache-write ops (an attention
-  // op in the node is left to the caller); part_of_rotated maps each rope
-  // output to its part.
-  RopeLaunch rope_launch_of(const FusedNode& n, std::map<TensorId, size_t>& part_of_rotated) {
     RopeLaunch p;
+    std::map<TensorId, size_t> part_of_rotated;  // rope output -> its part
     for (size_t i : n.ops) {
       const Op& op = f_.op(i);
       if (op.kind == OpKind::kv_write) continue;  // after the parts: link_rope_cache_writes
-      if (op.kind == OpKind::attention) continue;
       if (op.kind == OpKind::head_rms_norm) {
         // A norm whose rope is in this node is that part's prologue.
         bool fused = false;
@@ -382,38 +372,7 @@ class Linker {
     }
     LANEC_ASSERT(!p.parts.empty(), "rope node without parts");
     link_rope_cache_writes(n, part_of_rotated, p);
-    return p;
-  }
-
-  // rope_attention: the attention launch also forms its query and stores
-  // this step's K and V rows (the RoPE launch's work, kept in its registers).
-  void link_rope_attention(const FusedNode& n) {
-    std::map<TensorId, size_t> part_of_rotated;
-    RopeLaunch rope = rope_launch_of(n, part_of_rotated);
-    size_t attn_index = n.ops.front();
-    for (size_t i : n.ops)
-      if (f_.op(i).kind == OpKind::attention) attn_index = i;
-    const Op& attn = f_.op(attn_index);
-    AttentionLaunch a = attention_launch_of(attn, attn_index);
-    auto q_part = part_of_rotated.find(attn.inputs[0]);
-    if (q_part == part_of_rotated.end() || rope.parts.size() != 2)
-      no_kernel(g_, attn_index, "the attention's rope prologue needs its query and key rotated in one launch");
-    RopePart& q = rope.parts[q_part->second];
-    if (!q.cache.empty() || !f_.readers(attn.inputs[0]).empty() || f_.is_graph_output(attn.inputs[0]))
-      no_kernel(g_, attn_index, "the attention keeps its rotated query in registers, but " + name(attn.inputs[0]) +
-                                    " is stored or read elsewhere");
-    q.in_registers = true;
-    if (q_part->second != 0) std::swap(rope.parts[0], rope.parts[1]);  // part 0: the query
-    const RopePart& k = rope.parts[1];
-    if (k.cache != a.k_cache || !k.cache_only || rope.v_cache != a.v_cache || rope.n_ctx != a.n_ctx)
-      no_kernel(g_, attn_index, "the attention's rope prologue stores rows only into its own caches, and its "
-                                "rotated keys only there");
-    if (!kernels::attention_rope_fits(rope.neox, static_cast<int>(rope.head_dim), static_cast<int>(rope.rope_dims)))
-      no_kernel(g_, attn_index, "the attention's rope prologue cannot rotate head size " +
-                                    std::to_string(rope.head_dim) + " by " + std::to_string(rope.rope_dims) +
-                                    " dims in a lane's registers");
-    a.rope = std::move(rope);
-    emit(n, LaunchKind::attention, a.out, a);
+    emit(n, LaunchKind::rope, p.parts.front().x, p);
   }
 
   // row_write joined this node's cache writes: a rotated row goes into its
@@ -490,11 +449,6 @@ class Linker {
   }
 
   void link_attention(const FusedNode& n, const Op& op, size_t index) {
-    AttentionLaunch p = attention_launch_of(op, index);
-    emit(n, LaunchKind::attention, p.out, p);
-  }
-
-  AttentionLaunch attention_launch_of(const Op& op, size_t index) {
     const Tensor& q = g_.tensor(op.inputs[0]);
     const Tensor& kc = g_.tensor(op.inputs[1]);
     const Tensor& vc = g_.tensor(op.inputs[2]);
@@ -520,7 +474,7 @@ class Linker {
     p.n_kv_head = kc.shape[1];
     p.head_dim = hd;
     p.n_ctx = kc.shape[0];
-    return p;
+    emit(n, LaunchKind::attention, p.out, p);
   }
 
   // The name of the int8 form of `tensor`, declared once.

@@ -63,9 +63,8 @@ uint64_t element_bytes(GgmlType type) {
 
 namespace {
 
-// Each name once (a fused launch may name the position twice).
 void push(std::vector<std::string>& out, const std::string& name) {
-  if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  if (!name.empty()) out.push_back(name);
 }
 
 struct ReadsOf {
@@ -92,7 +91,6 @@ struct ReadsOf {
   }
   void operator()(const KvWriteLaunch& l) { push(r, l.k); push(r, l.v); push(r, l.pos); }
   void operator()(const AttentionLaunch& l) {
-    if (l.rope) (*this)(*l.rope);
     push(r, l.q); push(r, l.k_cache); push(r, l.v_cache); push(r, l.pos);
   }
   void operator()(const ElementwiseLaunch& l) { push(r, l.a); push(r, l.b); }
@@ -109,7 +107,7 @@ struct WritesOf {
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts)
-      if (!p.cache_only && !p.in_registers) push(w, p.x);
+      if (!p.cache_only) push(w, p.x);
     for (const RopePart& p : l.parts) push(w, p.cache);
     push(w, l.v_cache);
   }
@@ -118,7 +116,6 @@ struct WritesOf {
     if (!l.v.empty()) push(w, l.v_cache);
   }
   void operator()(const AttentionLaunch& l) {
-    if (l.rope) (*this)(*l.rope);
     push(w, l.out); push(w, l.out_q8); push(w, l.part_acc); push(w, l.part_ml); push(w, l.done);
   }
   void operator()(const ElementwiseLaunch& l) { push(w, l.out); }

@@ -112,8 +112,6 @@ struct RopePart {
   int64_t n_head = 0;
   std::string cache;           // row_write: the cache whose row pos takes the rotated heads; empty = none
   bool cache_only = false;     // row_write: no one reads the rotated x, so only the cache takes it
-  bool in_registers = false;   // rope_attention: the attention launch keeps the rotated heads in
-                               // registers (its query); x keeps its input
 };
 
 struct RopeLaunch {
@@ -156,10 +154,6 @@ struct AttentionLaunch {
   int64_t n_ctx = 0;
   int n_split = 1;             // most context splits, from the SM count (the kernel uses fewer for short contexts)
   int heads_per_block = 1;     // query heads sharing a kv head that one block serves
-  // rope_attention: the RoPE launch before it, done by this launch: the part
-  // in_registers is q (read before its norm and rotation), the part with a
-  // cache is this step's K row, v the V row; the caches are k_cache, v_cache.
-  std::optional<RopeLaunch> rope;
 };
 
 struct ElementwiseLaunch {     // swiglu (a = gate, b = up) and add
@@ -260,7 +254,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 28 rules
+  std::vector<RuleCount> rules;              // registry order, all 27 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

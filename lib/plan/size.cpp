@@ -257,22 +257,15 @@ class Sizer {
     return b;
   }
 
-  // The caches a RoPE launch (or the attention doing its work) stores rows of.
-  void note_caches(const RopeLaunch& rope) {
-    for (const RopePart& part : rope.parts)
-      if (!part.cache.empty()) kv_caches_.insert(part.cache);
-    if (!rope.v_cache.empty()) kv_caches_.insert(rope.v_cache);
-  }
-
   std::vector<Buffer> make_buffers(const std::vector<Launch>& launches) {
     for (const Launch& l : launches)
       if (const auto* kv = std::get_if<KvWriteLaunch>(&l.params)) {
         if (!kv->k_cache.empty()) kv_caches_.insert(kv->k_cache);
         if (!kv->v_cache.empty()) kv_caches_.insert(kv->v_cache);
       } else if (const auto* rope = std::get_if<RopeLaunch>(&l.params)) {  // row_write joined
-        note_caches(*rope);
-      } else if (const auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->rope) {
-        note_caches(*attn->rope);  // rope_attention
+        for (const RopePart& part : rope->parts)
+          if (!part.cache.empty()) kv_caches_.insert(part.cache);
+        if (!rope->v_cache.empty()) kv_caches_.insert(rope->v_cache);
       }
     std::set<std::string> names;
     std::map<std::string, Buffer> workspaces;

@@ -13,20 +13,6 @@ namespace {
   throw Error(why);  // not reached
 }
 
-void check_rope(const Launch& l, const RopeLaunch& r) {
-  if (r.parts.empty() || r.parts.size() > 2) bad(l, "rope with " + std::to_string(r.parts.size()) + " parts");
-  bool caches = !r.v.empty();
-  for (const RopePart& part : r.parts) {
-    if (part.cache_only && part.cache.empty()) bad(l, "rope part " + part.x + " stores only a cache it lacks");
-    if (part.in_registers && (l.kind != LaunchKind::attention || !part.cache.empty()))
-      bad(l, "rope part " + part.x + " kept in registers outside an attention launch, or with a cache");
-    caches = caches || !part.cache.empty();
-  }
-  if (r.v.empty() != r.v_cache.empty() || (!r.v.empty() && r.n_v_head <= 0))
-    bad(l, "rope V rows without their cache or heads");
-  if (caches != (r.n_ctx > 0)) bad(l, "rope cache rows without a context length (or the reverse)");
-}
-
 void check_params(const Launch& l) {
   if (const auto* g = std::get_if<GemvLaunch>(&l.params)) {
     if (g->parts.empty() || g->parts.size() > 4) bad(l, "GEMV with " + std::to_string(g->parts.size()) + " parts");
@@ -37,16 +23,16 @@ void check_params(const Launch& l) {
     if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
   }
-  if (const auto* r = std::get_if<RopeLaunch>(&l.params)) check_rope(l, *r);
-  if (const auto* a = std::get_if<AttentionLaunch>(&l.params); a && a->rope) {
-    const RopeLaunch& r = *a->rope;
-    check_rope(l, r);
-    // rope_attention: Q in registers, K into this attention's K cache, V into its V cache.
-    if (r.parts.size() != 2 || !r.parts[0].in_registers || !r.parts[0].cache.empty() ||
-        r.parts[1].cache != a->k_cache || !r.parts[1].cache_only || r.v_cache != a->v_cache ||
-        r.n_ctx != a->n_ctx || r.head_dim != a->head_dim || r.parts[0].n_head != a->n_head ||
-        r.parts[1].n_head != a->n_kv_head || r.n_v_head != a->n_kv_head)
-      bad(l, "attention's rope prologue does not form its query and store its own K and V rows");
+  if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
+    if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");
+    bool caches = !r->v.empty();
+    for (const RopePart& part : r->parts) {
+      if (part.cache_only && part.cache.empty()) bad(l, "rope part " + part.x + " stores only a cache it lacks");
+      caches = caches || !part.cache.empty();
+    }
+    if (r->v.empty() != r->v_cache.empty() || (!r->v.empty() && r->n_v_head <= 0))
+      bad(l, "rope V rows without their cache or heads");
+    if (caches != (r->n_ctx > 0)) bad(l, "rope cache rows without a context length (or the reverse)");
   }
 }
 

@@ -990,127 +990,6 @@ void sweep_attention() {
   expect_refused("attention without an output", launch_attention<64, CachePrecision::f32, 1>(p, nullptr));
 }
 
-// ---- attention with the rope prologue (rule rope_attention) --------------------------
-
-// One launch doing the RoPE launch's work too: the queries and this step's
-// key are normed and rotated in registers, and both new rows stored at row
-// pos. Compared with the reference rope, then the reference attention over
-// the caches as the launch left them (so an f16 rounding of the new row that
-// differs by one unit is judged once, by the cache check, not twice).
-template <int HeadDim, CachePrecision C, int Group, AttnRope R>
-void sweep_attention_rope_case(int n_head, int n_kv_head, int rope_dims, bool norm, int n_ctx, int pos, int n_split,
-                               bool int8) {
-  const float base = 1000000.0f, eps = 1e-6f;
-  const bool neox = R == AttnRope::neox, f16 = C == CachePrecision::f16;
-  const size_t nq = static_cast<size_t>(n_head) * HeadDim, nkv = static_cast<size_t>(n_kv_head) * HeadDim;
-  const size_t cache_n = nkv * static_cast<size_t>(n_ctx);
-  const auto q = random_floats(nq, -2.0f, 2.0f);
-  const auto k = random_floats(nkv, -2.0f, 2.0f), v = random_floats(nkv, -4.0f, 4.0f);
-  const auto qw = random_floats(static_cast<size_t>(HeadDim), 0.5f, 1.5f);
-  const auto kw = random_floats(static_cast<size_t>(HeadDim), 0.5f, 1.5f);
-  const auto kc = random_cache<C>(cache_n), vc = random_cache<C>(cache_n);
-  DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_qw(qw), d_kw(kw), out(nq), out_d(nq / kQ8Block);
-  DeviceBuffer<int8_t> out_qs(nq), out_lo(nq);
-  DeviceBuffer<CacheElement<C>> d_kc(kc), d_vc(vc);
-  DeviceBuffer<float> part_acc(nq * static_cast<size_t>(n_split)), part_ml(static_cast<size_t>(n_head) * n_split * 2);
-  DeviceBuffer<int> done(std::vector<int>(static_cast<size_t>(n_head), 0));
-  DeviceBuffer<int> d_pos(std::vector<int>{pos});
-  AttentionParams p{};
-  p.q = d_q.get();
-  p.k_cache = d_kc.get();
-  p.v_cache = d_vc.get();
-  p.out = out.get();
-  if (int8) {
-    p.out_qs = out_qs.get();
-    p.out_d = out_d.get();
-    p.out_lo = out_lo.get();
-  }
-  p.part_acc = part_acc.get();
-  p.part_ml = part_ml.get();
-  p.done = done.get();
-  p.pos = d_pos.get();
-  p.scale = 1.0f / std::sqrt(static_cast<float>(HeadDim));
-  p.n_head = n_head;
-  p.n_kv_head = n_kv_head;
-  p.n_ctx = n_ctx;
-  p.n_split = n_split;
-  p.q_norm_w = norm ? d_qw.get() : nullptr;
-  p.k_norm_w = norm ? d_kw.get() : nullptr;
-  p.k_new = d_k.get();
-  p.v_new = d_v.get();
-  p.rope_dims = rope_dims;
-  p.theta_base = base;
-  p.norm_eps = eps;
-  expect_ok("attention+rope", launch_attention<HeadDim, C, Group, R>(p, nullptr));
-
-  auto q_ref = q, k_ref = k;
-  ref::rope(q_ref, n_head, HeadDim, rope_dims, neox, base, pos, norm ? qw.data() : nullptr, eps);
-  ref::rope(k_ref, n_kv_head, HeadDim, rope_dims, neox, base, pos, norm ? kw.data() : nullptr, eps);
-  auto kc_want = cache_values<C>(kc), vc_want = cache_values<C>(vc);
-  ref::cache_row_write(kc_want, k_ref, n_kv_head, HeadDim, n_ctx, pos, f16);
-  ref::cache_row_write(vc_want, v, n_kv_head, HeadDim, n_ctx, pos, f16);
-  const std::string tag =
-      fmt("attention+rope %s %s%s hd=%d rope_dims=%d heads=%d/%d group=%d n_ctx=%d pos=%d splits=%d%s",
-          neox ? "neox" : "norm", f16 ? "f16" : "f32", norm ? " +head_norm" : "", HeadDim, rope_dims, n_head,
-          n_kv_head, Group, n_ctx, pos, n_split, int8 ? " +int8" : "");
-  const auto kc_got = cache_values<C>(d_kc.download()), vc_got = cache_values<C>(d_vc.download());
-  check_cache(tag + " k_cache", kc_got, kc_want, n_kv_head, HeadDim, n_ctx, pos, f16 ? 1e-7 : 2e-6,
-              f16 ? 1e-3 : 2e-6);
-  check_cache(tag + " v_cache", vc_got, vc_want, n_kv_head, HeadDim, n_ctx, pos, 0.0, 0.0);
-  check(tag + " q, k, v kept", d_q.download(), q, 0.0, 0.0);
-  const int len = std::min(pos + 1, n_ctx);
-  const auto want = ref::attention(q_ref, kc_got, vc_got, n_head, n_kv_head, HeadDim, n_ctx, len, p.scale);
-  const auto got = out.download();
-  // The rotation takes f32 cos/sin of an angle reduced in double (rope.cuh),
-  // the reference double cos/sin: q differs by ~1e-6 relative, scores by
-  // ~1e-5, outputs (|v| up to 8) by up to a few 1e-5.
-  check(tag, got, want, 5e-5, 2e-4);
-  if (int8) {
-    std::vector<int8_t> qs_ref(nq), lo_ref(nq);
-    std::vector<float> d_ref(nq / kQ8Block);
-    ref::quantize_q8(got.data(), static_cast<int>(nq), qs_ref.data(), d_ref.data());
-    ref::quantize_q8_low(got.data(), static_cast<int>(nq), qs_ref.data(), d_ref.data(), lo_ref.data());
-    check(tag + " d", out_d.download(), d_ref, 0.0, 0.0);
-    check(tag + " qs", to_float(out_qs.download()), to_float(qs_ref), 0.0, 0.0);
-    check(tag + " low words", to_float(out_lo.download()), to_float(lo_ref), 0.0, 0.0);
-  }
-  check(tag + " counters back at zero", to_float(done.download()),
-        std::vector<float>(static_cast<size_t>(n_head), 0.0f), 0.0, 0.0);
-}
-
-void sweep_attention_rope() {
-  for (int pos : {0, 1, 17, 64, 1000, 1087, 1088, 1100}) {  // 1088 = n_ctx: past the cache, no row stored
-    for (int n_split : {1, 16, 64}) {
-      // Qwen3-0.6B, Qwen3-8B (four heads a block), a block serving half its kv head's queries.
-      sweep_attention_rope_case<128, CachePrecision::f16, 2, AttnRope::neox>(16, 8, 128, true, 1088, pos, n_split, true);
-      sweep_attention_rope_case<128, CachePrecision::f32, 4, AttnRope::neox>(32, 8, 128, true, 1088, pos, n_split, false);
-      sweep_attention_rope_case<128, CachePrecision::f16, 2, AttnRope::neox>(32, 8, 128, true, 1088, pos, n_split, false);
-      // Qwen2 (no head norm), Llama (pairs (2i, 2i+1)), partial rotary, a small head.
-      sweep_attention_rope_case<64, CachePrecision::f16, 7, AttnRope::neox>(14, 2, 64, false, 1088, pos, n_split, false);
-      sweep_attention_rope_case<64, CachePrecision::f32, 4, AttnRope::norm>(32, 8, 64, false, 1088, pos, n_split, true);
-      sweep_attention_rope_case<128, CachePrecision::f16, 2, AttnRope::neox>(4, 2, 64, false, 1088, pos, n_split, false);
-      sweep_attention_rope_case<128, CachePrecision::f32, 2, AttnRope::norm>(4, 2, 96, true, 1088, pos, n_split, false);
-      sweep_attention_rope_case<32, CachePrecision::f32, 2, AttnRope::neox>(4, 2, 32, true, 1088, pos, n_split, true);
-      sweep_attention_rope_case<32, CachePrecision::f16, 2, AttnRope::norm>(4, 2, 32, false, 1088, pos, n_split, false);  // llama-tiny
-    }
-  }
-  // Layouts a lane cannot rotate in its registers, and a prologue without its rows.
-  static_assert(!attention_rope_fits(false, 96, 96), "3 elements a lane: pairs (2i, 2i+1) straddle lanes");
-  static_assert(!attention_rope_fits(true, 128, 116), "a NeoX half of 58 is not whole 4-element runs");
-  AttentionParams p{};
-  float dummy = 0.0f;
-  p.out = &dummy;
-  p.n_head = 4;
-  p.n_kv_head = 2;
-  p.n_ctx = 16;
-  p.n_split = 1;
-  p.rope_dims = 128;
-  expect_refused("attention+rope without the new rows", launch_attention<128, CachePrecision::f32, 2, AttnRope::neox>(p, nullptr));
-  p.k_new = p.v_new = &dummy;
-  p.rope_dims = 116;
-  expect_refused("attention+rope NeoX half not whole runs", launch_attention<128, CachePrecision::f32, 2, AttnRope::neox>(p, nullptr));
-}
-
 // ---- elementwise / argmax -------------------------------------------------------
 
 void sweep_elementwise() {
@@ -1257,7 +1136,6 @@ int main(int argc, char** argv) {
   sweep_rope_cache();
   sweep_kv_write();
   sweep_attention();
-  sweep_attention_rope();
   sweep_elementwise();
   sweep_argmax(prop.multiProcessorCount);
 

@@ -26,14 +26,14 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
   return s.census.rules.front();
 }
 
-TEST_CASE("the registry holds all 28 rules in their documented order", "[plan]") {
+TEST_CASE("the registry holds all 27 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
       "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
       "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "rope_parts",
-      "rope_attention", "gemv_parts", "sequences"};
+      "gemv_parts", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
 }
@@ -61,7 +61,7 @@ TEST_CASE("--dump-after: every stage dumps; an unknown stage is an error", "[pla
   PlanOptions rewrite;
   rewrite.dump_after = "rewrite";
   std::string text = plan_graph(model->graph, knobs, rewrite).dump;
-  CHECK(text.find("attention [head_norm_rope, row_write, rope_parts, rope_attention] {") != std::string::npos);
+  CHECK(text.find("rope [head_norm_rope, row_write, rope_parts] {") != std::string::npos);
   CHECK(text.find("gemv [qkv_head_epilogue, gemv_parts] pack=qkv_l00 {") != std::string::npos);
   PlanOptions bad;
   bad.dump_after = "emit";

@@ -1,8 +1,7 @@
 // The cache row write joined to the RoPE launch (rule row_write): which
 // launches carry the K and V rows under which held rules, when the rotated K
 // may skip its write-back, and that the CPU schedule executor really stores
-// the rows from the RoPE launch. rope_attention, which would take the RoPE
-// launch into the attention (tests/plan/rope_attention_test.cpp), is held.
+// the rows from the RoPE launch.
 #include <catch2/catch.hpp>
 
 #include "lib/plan/cpu_schedule.h"
@@ -14,9 +13,8 @@
 namespace lanec {
 namespace {
 
-Schedule plan_with(const Graph& g, std::vector<std::string> held, const std::string& cache = "f16") {
+Schedule plan_with(const Graph& g, const std::vector<std::string>& held, const std::string& cache = "f16") {
   PlanOptions options;
-  held.push_back("rope_attention");
   options.held = held;
   return plan_graph(g, test::test_knobs(cache, "int8"), options).schedule;
 }
@@ -34,7 +32,7 @@ std::vector<const RopeLaunch*> ropes(const Schedule& s) {
   return out;
 }
 
-TEST_CASE("rope_attention held: the RoPE launch stores K and V rows and no kv_write launch remains", "[plan][rope-write]") {
+TEST_CASE("all rules on: the RoPE launch stores K and V rows and no kv_write launch remains", "[plan][rope-write]") {
   for (const char* preset : {"llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
     INFO(preset);
     auto model = test::tiny_model(preset);
@@ -117,9 +115,7 @@ TEST_CASE("the CPU schedule executor stores the V rows from the RoPE launch", "[
   // Guards the executor tests: drop the V copy and the logits must move
   // (from position 0 on, attention returns the cached V).
   auto model = test::tiny_model("qwen2-tiny");
-  PlanOptions options;
-  options.held = {"rope_attention"};
-  PlanResult plan = plan_graph(model->graph, test::test_knobs("f32", "dequant"), options);
+  PlanResult plan = plan_graph(model->graph, test::test_knobs("f32", "dequant"), {});
   WeightStore weights(*model->gguf, 1);
   ReferenceExecutor reference(model->graph, weights, ReferenceOptions{1});
   const std::vector<float> ref = reference.step(17, 0);

@@ -5,7 +5,7 @@
 // knob file:   rtx4090.yaml
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
-// launches:    20 a step (argmax 1, attention 2, embed 1, gemv 9, quantize 2, rms_norm 5)
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, quantize 2, rms_norm 5, rope 2)
 // memory:      weights 141568 bytes, buffers 164864 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -235,26 +235,28 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 2
-    {"attention_attn_l00", "attention", "ops 5-11 (head_norm_rope, row_write, rope_parts, rope_attention)", 256u, 10788u, 256u},  // 3
-    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 4
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 5
-    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 648u, 0u},  // 6
-    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 784u, 0u},  // 7
-    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 8
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 9
-    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 10
-    {"attention_attn_l01", "attention", "ops 24-30 (head_norm_rope, row_write, rope_parts, rope_attention)", 256u, 10788u, 256u},  // 11
-    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 12
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 13
-    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 648u, 0u},  // 14
-    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 784u, 0u},  // 15
-    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 16
-    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 904u, 0u},  // 17
-    {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 18
-    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 19
+    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 11", 0u, 9508u, 256u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 648u, 0u},  // 7
+    {"quantize_ffn_act_l00", "quantize", "no graph op", 0u, 784u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 10
+    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 30", 0u, 9508u, 256u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 648u, 0u},  // 16
+    {"quantize_ffn_act_l01", "quantize", "no graph op", 0u, 784u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 20 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
   // ---- input
@@ -298,7 +300,24 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 2);
-  {  // attention_attn_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00, #9 kv_write cache_k_l00, #10 kv_write cache_v_l00, #11 attention attn_l00  [head_norm_rope, row_write, rope_parts, rope_attention]
+  {  // rope_q_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00, #9 kv_write cache_k_l00, #10 kv_write cache_v_l00  [head_norm_rope, row_write, rope_parts]
+    RopeParams p{};
+    p.parts[0] = {b.q_l00, w.attn_q_norm_l00, 4, nullptr, false};
+    p.parts[1] = {b.k_l00, w.attn_k_norm_l00, 2, b.cache_k_l00, true};  // rotated rows go only to the cache: no one reads k_l00 again
+    p.n_parts = 2;
+    p.pos = b.pos;
+    p.head_dim = 32;
+    p.rope_dims = 32;
+    p.theta_base = 1000000.0f;
+    p.eps = 9.99999997e-07f;
+    p.v = b.v_l00;
+    p.v_cache = b.cache_v_l00;
+    p.n_v_head = 2;
+    p.n_ctx = 256;
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 3);
+  {  // attention_attn_l00: #11 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
     p.k_cache = b.cache_k_l00;
@@ -316,16 +335,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_kv_head = 2;
     p.n_ctx = 256;
     p.n_split = 16;
-    p.q_norm_w = w.attn_q_norm_l00;
-    p.k_norm_w = w.attn_k_norm_l00;
-    p.k_new = b.k_l00;
-    p.v_new = b.v_l00;
-    p.rope_dims = 32;
-    p.theta_base = 1000000.0f;
-    p.norm_eps = 9.99999997e-07f;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2, AttnRope::neox>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 3);
+  if (prof) prof->mark(stream, 4);
   {  // gemv_attn_out_l00: #12 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -337,7 +349,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 4);
+  if (prof) prof->mark(stream, 5);
   {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -352,7 +364,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_act_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00, #17 swiglu ffn_act_l00  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_act_l00, nullptr, nullptr, 128};
@@ -365,7 +377,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 7);
   {  // quantize_ffn_act_l00: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l00;
@@ -375,7 +387,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -387,7 +399,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -403,7 +415,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 128};
@@ -417,8 +429,25 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
-  {  // attention_attn_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01, #30 attention attn_l01  [head_norm_rope, row_write, rope_parts, rope_attention]
+  if (prof) prof->mark(stream, 11);
+  {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [head_norm_rope, row_write, rope_parts]
+    RopeParams p{};
+    p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4, nullptr, false};
+    p.parts[1] = {b.k_l01, w.attn_k_norm_l01, 2, b.cache_k_l01, true};  // rotated rows go only to the cache: no one reads k_l01 again
+    p.n_parts = 2;
+    p.pos = b.pos;
+    p.head_dim = 32;
+    p.rope_dims = 32;
+    p.theta_base = 1000000.0f;
+    p.eps = 9.99999997e-07f;
+    p.v = b.v_l01;
+    p.v_cache = b.cache_v_l01;
+    p.n_v_head = 2;
+    p.n_ctx = 256;
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 12);
+  {  // attention_attn_l01: #30 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
     p.k_cache = b.cache_k_l01;
@@ -436,16 +465,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_kv_head = 2;
     p.n_ctx = 256;
     p.n_split = 16;
-    p.q_norm_w = w.attn_q_norm_l01;
-    p.k_norm_w = w.attn_k_norm_l01;
-    p.k_new = b.k_l01;
-    p.v_new = b.v_l01;
-    p.rope_dims = 32;
-    p.theta_base = 1000000.0f;
-    p.norm_eps = 9.99999997e-07f;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2, AttnRope::neox>(p, stream)));
+    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 13);
   {  // gemv_attn_out_l01: #31 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -457,7 +479,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 14);
   {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -472,7 +494,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_act_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01, #36 swiglu ffn_act_l01  [glu_pair]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_act_l01, nullptr, nullptr, 128};
@@ -485,7 +507,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 16);
   {  // quantize_ffn_act_l01: (no graph op: planned conversion)  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_act_l01;
@@ -495,7 +517,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -507,7 +529,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 18);
   // ---- output
   {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -523,7 +545,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #40 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -535,7 +557,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 20);
   {  // argmax_next_token: #41 argmax next_token  [no rule]
     ArgmaxParams p{};
     p.logits = b.logits;
@@ -551,7 +573,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.done = nullptr;
     LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
