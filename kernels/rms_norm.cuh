@@ -35,7 +35,7 @@ struct RmsNormParams {
 // 3.0 µs, +2.6 % a token; docs/performance.md). The only barrier is the
 // sum's. With Quantize, a warp's 32 elements are one int8 block (lane =
 // element): each warp reduces its blocks' max|y| with shuffles, side by side.
-// Where h_out overlaps x or the residual (in place), one block does it all.
+// Where h_out or out overlaps x or the residual (in place), one block does it all.
 constexpr int kRmsNormThreads = 1024;
 constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
 
@@ -109,9 +109,12 @@ cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
     if constexpr (PerThread < kRmsNormMaxPerThread) return launch<AddResidual, Quantize, 2 * PerThread>(p, stream);
     return invalid_launch();
   }
-  // In place (h_out over x or the residual) other blocks would read what one
-  // has written: one block then.
-  const bool in_place = AddResidual && (overlaps(p.h_out, p.x, p.n) || overlaps(p.h_out, p.residual, p.n));
+  // In place (h_out or out over x or the residual) other blocks would read
+  // what one has written: one block then.
+  auto over_input = [&](const float* y) {
+    return overlaps(y, p.x, p.n) || (AddResidual && overlaps(y, p.residual, p.n));
+  };
+  const bool in_place = (AddResidual && over_input(p.h_out)) || over_input(p.out);
   const unsigned blocks = in_place ? 1 : static_cast<unsigned>(ceil_div(p.n, kRmsNormThreads));
   return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, blocks, kRmsNormThreads, 0, stream, p);
 }

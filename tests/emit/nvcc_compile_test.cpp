@@ -80,6 +80,23 @@ TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warni
   CHECK(r.output.empty());
 }
 
+TEST_CASE("a golden program compiles with the chain stamps of --profile, warning-free", "[.][emit-nvcc]") {
+  // -DLANEC_CHAIN_STAMPS (bench/chain_profile.sh) adds the stamps to every
+  // kernel's wait and the in-graph table to --profile; off by default, so
+  // only this build keeps that code compiling.
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string golden = emit_test::golden_path("qwen3-tiny", "h200");
+  const Run r = run(nvcc + " -std=c++17 -O3 -c -DLANEC_CHAIN_STAMPS --Werror all-warnings -Xcompiler -Wall,-Wextra"
+                           " -arch=sm_90 -I" + std::string(LANEC_SOURCE_DIR) + " -x cu " + golden + " -o " + dir +
+                        "/chain.o",
+                    dir + "/log.txt");
+  INFO(r.output.substr(0, 4000));
+  CHECK(r.status == 0);
+  CHECK(r.output.empty());
+}
+
 TEST_CASE("a golden program links with the runtime sources", "[.][emit-nvcc]") {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());

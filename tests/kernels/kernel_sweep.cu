@@ -338,6 +338,15 @@ void sweep_rms_norm_case(int n) {
     expect_ok("rms_norm in place", launch_rms_norm<AddResidual, false>(q, nullptr));
     check(tag + " in place: h", x_in_place.download(), h_ref, 0.0, 0.0);
     check(tag + " in place: y", out_in_place.download(), y_ref, 1e-6, 2e-6);
+  } else {
+    // In place (y over x).
+    DeviceBuffer<float> x_in_place(x);
+    RmsNormParams q = p;
+    q.x = q.out = x_in_place.get();
+    q.out_qs = nullptr;
+    q.out_d = nullptr;
+    expect_ok("rms_norm in place", launch_rms_norm<AddResidual, false>(q, nullptr));
+    check(tag + " in place: y", x_in_place.download(), y_ref, 1e-6, 2e-6);
   }
   if (Quantize) {
     std::vector<int8_t> qs_ref(static_cast<size_t>(n));
