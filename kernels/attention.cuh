@@ -157,10 +157,7 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
     amax[k] = fabsf(v[k]);
   }
   if (p.out_qs == nullptr) return;
-#pragma unroll
-  for (int off = kWarpSize / 2; off > 0; off >>= 1)
-#pragma unroll
-    for (int k = 0; k < N; ++k) amax[k] = fmaxf(amax[k], __shfl_xor_sync(kFullMask, amax[k], off));
+  warp_max_each(amax);
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     const int i = base + threadIdx.x + k * kAttnThreads;

@@ -200,6 +200,16 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
+// warp_max of each of a thread's N values, the N reductions side by side
+// (one chain of shuffle rounds, not N in a row).
+template <int N>
+__device__ __forceinline__ void warp_max_each(float (&v)[N]) {
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off >>= 1)
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = fmaxf(v[j], __shfl_xor_sync(kFullMask, v[j], off));
+}
+
 // Sum over a 1-D block (blockDim.x a multiple of 32, at most 1024); every
 // thread gets the total. `scratch` is 32 floats of shared memory; the call
 // starts and ends with a barrier so it may be used twice in a row.

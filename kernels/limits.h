@@ -5,8 +5,8 @@
 
 namespace lanec::kernels {
 
-// rms_norm.cuh: one block of 1024 threads holds the vector in registers, at
-// most 16 elements a thread.
+// rms_norm.cuh: each block of 1024 threads holds the whole vector in
+// registers, at most 16 elements a thread.
 constexpr int kRmsNormMaxLength = 16384;
 // rope.cuh: a lane keeps at most 4 pairs and 8 unrotated elements of a head.
 constexpr int kRopeMaxHeadDim = 256;

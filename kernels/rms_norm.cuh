@@ -84,13 +84,7 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
     y[j] = h[j] * inv * w[j];  // 0 past n (h and w are)
     amax[j] = fabsf(y[j]);
   }
-  if constexpr (Quantize) {
-    // The PerThread blocks' max reductions side by side, not one after another.
-#pragma unroll
-    for (int off = kWarpSize / 2; off > 0; off >>= 1)
-#pragma unroll
-      for (int j = 0; j < PerThread; ++j) amax[j] = fmaxf(amax[j], __shfl_xor_sync(kFullMask, amax[j], off));
-  }
+  if constexpr (Quantize) warp_max_each(amax);
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
     const int i = threadIdx.x + j * kRmsNormThreads;

@@ -254,17 +254,17 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
     for (size_t i = 0; i + 1 < n; ++i) cost[i].push_back(static_cast<double>(stamps[i + 1] - stamps[i]) / 1000.0);
     span.push_back(static_cast<double>(stamps[n - 1] - stamps[0]) / 1000.0);
   }
+  std::vector<double> mean(n - 1, 0.0);  // µs launch i costs, mean over the replays
   std::vector<std::pair<std::string, std::pair<int, double>>> by_kind;  // kind -> launches, mean µs summed
   std::vector<std::pair<double, size_t>> by_launch;
   for (size_t i = 0; i + 1 < n; ++i) {
-    double mean = 0.0;
-    for (double c : cost[i]) mean += c;
-    mean /= static_cast<double>(cost[i].size());
-    by_launch.push_back({mean, i});
+    for (double c : cost[i]) mean[i] += c;
+    mean[i] /= static_cast<double>(cost[i].size());
+    by_launch.push_back({mean[i], i});
     auto it = std::find_if(by_kind.begin(), by_kind.end(), [&](const auto& k) { return k.first == spec.launches[i].kind; });
     if (it == by_kind.end()) it = by_kind.insert(by_kind.end(), {spec.launches[i].kind, {0, 0.0}});
     it->second.first += 1;
-    it->second.second += mean;
+    it->second.second += mean[i];
   }
   std::sort(by_kind.begin(), by_kind.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
   std::printf("\nin-graph chain (-DLANEC_CHAIN_STAMPS): launch i costs the stamp of launch i+1 minus its own (block 0"
@@ -280,14 +280,12 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
     const LaunchInfo& l = spec.launches[by_launch[i].second];
     std::printf("| %zu | %s | %s | %.2f |\n", by_launch[i].second, l.name, l.ops, by_launch[i].first);
   }
-  // One layer's launches in order (the second layer's, or the first's).
+  // Layer 1's launches in order.
   std::printf("\none layer in order:\n| # | launch | chain µs |\n| ---: | --- | ---: |\n");
   for (size_t i = 0; i + 1 < n; ++i) {
     const std::string name = spec.launches[i].name;
     if (name.size() < 4 || name.compare(name.size() - 4, 4, "_l01") != 0) continue;
-    double mean = 0.0;
-    for (double c : cost[i]) mean += c;
-    std::printf("| %zu | %s | %.2f |\n", i, spec.launches[i].name, mean / static_cast<double>(cost[i].size()));
+    std::printf("| %zu | %s | %.2f |\n", i, spec.launches[i].name, mean[i]);
   }
 }
 #endif

@@ -196,7 +196,7 @@ class Linker {
     emit(n, LaunchKind::rms_norm, p.out, p);
   }
 
-  // kernels/rms_norm.cuh keeps the vector in the registers of one block.
+  // kernels/rms_norm.cuh keeps the vector in the registers of each of its blocks.
   void check_norm_length(size_t index, int64_t n) const {
     if (n > kernels::kRmsNormMaxLength)
       no_kernel(g_, index, "the RMS norm kernel takes vectors of up to " + std::to_string(kernels::kRmsNormMaxLength) +
