@@ -113,11 +113,12 @@ __device__ __forceinline__ void pdl_wait() {
 }
 
 // Whether every architecture this translation unit was compiled for is sm_90+,
-// so that whichever code the device runs contains the pdl_wait() instruction.
-// A compute_80 PTX JIT-compiled on an H200 would not wait, and a PDL launch of
-// it could read its producer's output early: such builds launch plainly.
-constexpr bool all_compiled_archs_have_pdl() {
-#if LANEC_PDL && defined(__CUDA_ARCH_LIST__)
+// so that whichever code the device runs has the sm_90 instructions (the
+// pdl_wait() instruction, thread-block clusters). A compute_80 PTX
+// JIT-compiled on an H200 would not wait, and a PDL launch of it could read
+// its producer's output early: such builds launch plainly.
+constexpr bool all_compiled_archs_sm90() {
+#if defined(__CUDA_ARCH_LIST__)
   constexpr int archs[] = {__CUDA_ARCH_LIST__};
   for (int a : archs)
     if (a < 900) return false;
@@ -126,41 +127,57 @@ constexpr bool all_compiled_archs_have_pdl() {
   return false;
 #endif
 }
+constexpr bool all_compiled_archs_have_pdl() { return LANEC_PDL && all_compiled_archs_sm90(); }
 
-// Whether launches use PDL: on at compile time and the current device (asked
-// once; the program uses one device) is compute capability 9 or newer.
-inline bool pdl_launches_enabled() {
-  if constexpr (!all_compiled_archs_have_pdl()) {
-    return false;
-  } else {
-    static const bool enabled = [] {
-      int device = 0;
-      int major = 0;
-      if (cudaGetDevice(&device) != cudaSuccess) return false;
-      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
-      return major >= 9;
-    }();
-    return enabled;
-  }
+// Whether the current device (asked once; the program uses one device) is
+// compute capability 9 or newer.
+inline bool device_is_sm90() {
+  static const bool sm90 = [] {
+    int device = 0;
+    int major = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return false;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
+    return major >= 9;
+  }();
+  return sm90;
 }
 
+// Whether launches use PDL: on at compile time and an sm_90+ device.
+inline bool pdl_launches_enabled() { return all_compiled_archs_have_pdl() && device_is_sm90(); }
+
+// Whether a kernel may be launched as thread-block clusters (sm_90+ code on
+// an sm_90+ device).
+inline bool cluster_launches_enabled() { return all_compiled_archs_sm90() && device_is_sm90(); }
+
 // Launches `kernel(p)` on `stream`: with the programmatic-stream-serialization
-// attribute when PDL is enabled, else as kernel<<<grid, block, smem, stream>>>(p).
-// Returns the launch status, as every launch_<family> does.
+// attribute when PDL is enabled, and as clusters of `cluster` blocks when that
+// is not 1x1x1 (the caller checks cluster_launches_enabled()); else as
+// kernel<<<grid, block, smem, stream>>>(p). Returns the launch status, as
+// every launch_<family> does.
 template <typename Params>
 cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                          const Params& p) {
-  if (pdl_launches_enabled()) {
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
+                          const Params& p, dim3 cluster = dim3(1, 1, 1)) {
+  const bool clustered = cluster.x * cluster.y * cluster.z > 1;
+  if (pdl_launches_enabled() || clustered) {
+    cudaLaunchAttribute attr[2] = {};
+    unsigned n = 0;
+    if (pdl_launches_enabled()) {
+      attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[n++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (clustered) {
+      attr[n].id = cudaLaunchAttributeClusterDimension;
+      attr[n].val.clusterDim.x = cluster.x;
+      attr[n].val.clusterDim.y = cluster.y;
+      attr[n++].val.clusterDim.z = cluster.z;
+    }
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
     config.dynamicSmemBytes = smem;
     config.stream = stream;
     config.attrs = attr;
-    config.numAttrs = 1;
+    config.numAttrs = n;
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, p);
     const cudaError_t last = cudaGetLastError();  // clears it, as the plain path does
     return err != cudaSuccess ? err : last;
