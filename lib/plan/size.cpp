@@ -16,6 +16,8 @@ constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
 constexpr int64_t kKeysPerSplit = 16; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
+constexpr int kAttnClusterSplits = 8;   // kernels/attention.cuh: splits a cluster merges in shared memory
+constexpr int kAttnClusterMaxGroup = 2; // ... for blocks of at most this many query heads
 constexpr int64_t kAttnMaxGroup = 8;       // kernels/attention.cuh
 constexpr int64_t kAttnMaxGroupElems = 1024;
 constexpr int64_t kArgmaxMinPerBlock = 1024;  // kernels/argmax.cuh: 256 threads x one float4
@@ -159,7 +161,7 @@ class Sizer {
         throw Error("no kernel for " + l.name + ": attention needs " + std::to_string(smem) +
                     " bytes of shared memory a block, the chip " + knobs_.chip.name + " allows " +
                     std::to_string(knobs_.chip.smem_kib_per_block) + " KiB (" + knobs_.source + ")");
-      a->n_split = choose_attention_splits(a->n_head / a->heads_per_block, a->n_ctx, knobs_.chip.sms);
+      a->n_split = choose_attention_splits(a->n_head, a->heads_per_block, a->n_ctx, knobs_.chip.sms);
       if (a->n_split > 1) {
         // Named after the output tensor (its f32 form may be unplanned: int8 only).
         const std::string stem = a->out.empty() ? int8_form_tensor(a->out_q8) : a->out;
@@ -345,7 +347,8 @@ int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType for
   return split;
 }
 
-int choose_attention_splits(int64_t blocks_per_split, int64_t n_ctx, int sms) {
+int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms) {
+  const int64_t blocks_per_split = n_head / heads_per_block;
   // The most splits the kernel may use (it takes fewer for short contexts:
   // at least kKeysPerSplit keys each). About 16 up to 4k cache rows and 64
   // beyond, and at least enough that blocks x splits cover the SMs twice at
@@ -353,8 +356,12 @@ int choose_attention_splits(int64_t blocks_per_split, int64_t n_ctx, int sms) {
   const int64_t by_length = n_ctx <= 4096 ? 16 : 64;
   const int64_t cover = (2 * static_cast<int64_t>(sms) + blocks_per_split - 1) / blocks_per_split;
   const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
-  return static_cast<int>(
-      std::clamp<int64_t>(std::min(std::max(by_length, cover), by_keys), 1, kMaxAttnSplits));
+  const int64_t splits = std::clamp<int64_t>(std::min(std::max(by_length, cover), by_keys), 1, kMaxAttnSplits);
+  // A multiple of the cluster where the kernel merges up to 8 used splits in
+  // shared memory (blocks of 1-2 heads; n_split a multiple of 8): splits the
+  // context does not need cost an exit each.
+  if (splits == 1 || heads_per_block > kAttnClusterMaxGroup) return static_cast<int>(splits);
+  return static_cast<int>((splits + kAttnClusterSplits - 1) / kAttnClusterSplits * kAttnClusterSplits);
 }
 
 int attention_heads_per_block(int64_t gqa, int64_t head_dim) {
@@ -376,9 +383,11 @@ int choose_argmax_blocks(int64_t n_vocab, int sms) {
 
 int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
   // sm_acc[kAttnWarps][heads x head_dim] and sm_ml[kAttnWarps][heads][2]
-  // floats, the merge's sm_w/sm_l[heads][kMaxAttnSplits] floats, one flag.
+  // floats, the merge's sm_w/sm_l[heads][kMaxAttnSplits] floats, one flag;
+  // with the cluster merge also this split's partials, heads x (head_dim + 2).
+  const int64_t cluster = heads_per_block <= kAttnClusterMaxGroup ? heads_per_block * (head_dim + 2) * 4 : 0;
   return kAttnWarps * heads_per_block * head_dim * 4 + kAttnWarps * heads_per_block * 2 * 4 +
-         2 * heads_per_block * kMaxAttnSplits * 4 + 1;
+         2 * heads_per_block * kMaxAttnSplits * 4 + 1 + cluster;
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

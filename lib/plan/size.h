@@ -36,9 +36,9 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
 // The chip-derived parameters (exposed for tests and docs/planner.md).
 // `rows`: output rows (a SwiGLU pair: the gate rows).
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms);
-// Most context splits of an attention whose split has `blocks_per_split`
-// blocks (n_head / heads_per_block).
-int choose_attention_splits(int64_t blocks_per_split, int64_t n_ctx, int sms);
+// Most context splits of an attention of n_head query heads served
+// heads_per_block a block (n_head / heads_per_block blocks a split).
+int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms);
 // Query heads one attention block serves: the largest divisor of the GQA
 // ratio n_head / n_kv_head of at most 8 heads and 1024 elements.
 int attention_heads_per_block(int64_t gqa, int64_t head_dim);

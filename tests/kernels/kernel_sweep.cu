@@ -966,6 +966,9 @@ void sweep_attention() {
   sweep_attention_dim<256, CachePrecision::f16>();
   // Qwen3-0.6B's shape (16/8 heads, 128) at a long context, and a block serving fewer heads than the ratio.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4096, 17, 33, false);
+  // The planner's 40 splits at 2k rows (five clusters of 8 with 2 heads a block: merged in a
+  // cluster at 100 keys, through the workspace at 700).
+  sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 100, 700, 40, true);
   // The planner's 64 splits past 4k rows (every partial loaded at once in the merge), f16 and f32.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, false);
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);

@@ -191,7 +191,7 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(rule_count(many, "rows_a_warp").declined.size() == 1);
   const auto& attn = std::get<AttentionLaunch>(find_launch(many, "attention_attn_l00")->params);
   CHECK(attn.heads_per_block == attention_heads_per_block(attn.n_head / attn.n_kv_head, attn.head_dim));
-  CHECK(attn.n_split == choose_attention_splits(attn.n_head / attn.heads_per_block, 256, 132));
+  CHECK(attn.n_split == choose_attention_splits(attn.n_head, attn.heads_per_block, 256, 132));
   CHECK(attn.n_split == 16);  // 256 cache rows: one split per 16
   CHECK(many.buffer(attn.part_acc).role == BufferRole::workspace);
   CHECK(many.buffer(attn.done).role == BufferRole::workspace);
@@ -204,8 +204,8 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
     CHECK(many.buffer(am.block_value).elements == am.n_blocks);
     CHECK(many.buffer(am.block_index).type == GgmlType::I32);
   }
-  CHECK(choose_attention_splits(32, 4096, 132) == 16);
-  CHECK(choose_attention_splits(32, 32768, 132) == 64);
+  CHECK(choose_attention_splits(32, 1, 4096, 132) == 16);
+  CHECK(choose_attention_splits(32, 1, 32768, 132) == 64);
   // The measured GEMV defaults: tall 1, square q8_0 2, ffn_down 16-bit 4.
   CHECK(choose_gemv_split_k(151936, 1, 4096, GgmlType::Q8_0, 132) == 1);
   CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132) == 2);
@@ -346,12 +346,18 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   CHECK(choose_argmax_blocks(32000, 132) == 32);
   CHECK(choose_argmax_blocks(1000, 132) == 1);
   CHECK(choose_argmax_blocks(1, 132) == 1);
-  // Splits: a maximum for the longest context, blocks x splits covering the SMs twice.
-  CHECK(choose_attention_splits(8, 4096, 132) == 33);
-  CHECK(choose_attention_splits(8, 256, 132) == 16);  // one split per 16 cache rows
-  CHECK(choose_attention_splits(8, 128, 132) == 8);
-  CHECK(choose_attention_splits(64, 32768, 132) == 64);
-  CHECK(attention_smem_bytes(128, 2) == 2 * (4 * (128 + 2) + 2 * 64) * 4 + 1);
+  // Splits: a maximum for the longest context, blocks x splits covering the
+  // SMs twice, a multiple of the kernel's 8-split clusters above one.
+  CHECK(choose_attention_splits(16, 2, 4096, 132) == 40);  // 33 to cover, rounded up
+  CHECK(choose_attention_splits(32, 4, 4096, 132) == 33);  // 4 heads a block: no cluster merge
+  CHECK(choose_attention_splits(16, 2, 256, 132) == 16);   // one split per 16 cache rows
+  CHECK(choose_attention_splits(16, 2, 128, 132) == 8);
+  CHECK(choose_attention_splits(16, 2, 64, 132) == 8);     // 4 by the rows, rounded up
+  CHECK(choose_attention_splits(32, 4, 64, 132) == 4);
+  CHECK(choose_attention_splits(16, 2, 16, 132) == 1);     // one split: no merge at all
+  CHECK(choose_attention_splits(64, 1, 32768, 132) == 64);
+  CHECK(attention_smem_bytes(128, 2) == (2 * (4 * (128 + 2) + 2 * 64) + 2 * (128 + 2)) * 4 + 1);
+  CHECK(attention_smem_bytes(128, 4) == 4 * (4 * (128 + 2) + 2 * 64) * 4 + 1);  // no cluster merge at 4 heads
 }
 
 TEST_CASE("an 8B model plans in well under a second", "[plan]") {
