@@ -89,9 +89,9 @@ constexpr int kAttnMaxSplits = 64;
 // 0 merges the others' partials from their shared memory (two cluster
 // barriers) instead of through the workspace, a fence and the counter. Only
 // for blocks of at most kAttnClusterMaxGroup query heads and an n_split that
-// is a multiple of 8: measured +7.2 % on Qwen3-0.6B (2 heads a block) and
-// -3.2 % on Qwen3-8B (4), docs/performance.md. -DLANEC_ATTN_CLUSTER=0 turns
-// it off.
+// is a multiple of 8: measured +6.8 % on Qwen3-0.6B and +4.1 % on 1.7B (2
+// heads a block); with 4 heads a block Qwen3-8B lost 3.2 %
+// (docs/performance.md). -DLANEC_ATTN_CLUSTER=0 turns it off.
 #ifndef LANEC_ATTN_CLUSTER
 #define LANEC_ATTN_CLUSTER 1
 #endif
