@@ -10,7 +10,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" ablation
 PRESET="${1:-qwen3-0.6b}"
 MODEL="$WORK/$PRESET.gguf"
-"$LANEC" synth "$PRESET" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf -o "$MODEL" 2>/dev/null || exit 1
+synth_model "$PRESET" || exit 1
 sed -e 's/^activations:.*/activations: dequant/' "$KNOBS" >"$WORK/h200-dequant.yaml"
 
 # The rules that fire on this model, from the census.

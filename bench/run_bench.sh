@@ -25,8 +25,7 @@ nvcc -std=c++17 -O2 -arch=sm_90 -o "$WORK/launch_floor" bench/launch_floor.cu &&
   "$WORK/launch_floor" 256 | tee "$WORK/launch_floor.json" || echo '{}' >"$WORK/launch_floor.json"
 
 for p in "${presets[@]}"; do
-  "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf \
-    -o "$WORK/$p.gguf" 2>/dev/null || { echo "synth $p failed"; exit 1; }
+  synth_model "$p" || exit 1
   ( "$LANEC" plan "$WORK/$p.gguf" --knobs "$KNOBS" --max-ctx 4352 ${BENCH_HOLD:+--hold "$BENCH_HOLD"} \
       -o "$WORK/$p.cu" --build >"$WORK/$p.build.log" 2>&1 || echo "build $p failed" ) &
 done

@@ -38,8 +38,7 @@ build_variant() {  # build_variant PRESET NAME FLAGS
 }
 
 for p in "${presets[@]}"; do
-  "$LANEC" synth "$p" --type q8_0 --seed 1 --vocab tests/data/vocab/qwen3-vocab.gguf -o "$WORK/$p.gguf" \
-    2>/dev/null || { echo "synth $p failed"; exit 1; }
+  synth_model "$p" || exit 1
   for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "${v#*=}" & done
 done
 wait
