@@ -198,17 +198,19 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
 // Split 0 of the cluster merges the eff splits' partials, read from their
 // shared memory, and writes the output; the second barrier keeps the other
 // splits' shared memory alive until it has read it. The whole cluster calls it.
-template <int HeadDim, int Group, int N>
+template <int HeadDim, int Group>
 __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, int eff, float* part,
-                                                     float (*part_ml)[2], float (&out)[N]) {
+                                                     float (*part_ml)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   auto cluster = cooperative_groups::this_cluster();
   cluster.sync();  // every split's partials written (release / acquire)
   if (cluster.block_rank() == 0) {
     constexpr int kElems = Group * HeadDim;
+    constexpr int kOut = (kElems + kAttnThreads - 1) / kAttnThreads;
     const int h0 = blockIdx.x * Group;
+    float out[kOut];
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
+    for (int k = 0; k < kOut; ++k) {
       const int e = threadIdx.x + k * kAttnThreads;
       out[k] = 0.0f;
       if (e >= kElems) continue;
@@ -241,7 +243,7 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   }
   cluster.sync();  // split 0 has read the others' shared memory
 #else
-  (void)p, (void)eff, (void)part, (void)part_ml, (void)out;
+  (void)p, (void)eff, (void)part, (void)part_ml;
   __trap();
 #endif
 }
@@ -396,7 +398,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     return;
   }
   if (cluster_merge) {
-    cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml, out);
+    cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
     return;
   }
 

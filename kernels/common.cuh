@@ -157,11 +157,12 @@ inline bool cluster_launches_enabled() { return all_compiled_archs_sm90() && dev
 template <typename Params>
 cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                           const Params& p, dim3 cluster = dim3(1, 1, 1)) {
+  const bool pdl = pdl_launches_enabled();
   const bool clustered = cluster.x * cluster.y * cluster.z > 1;
-  if (pdl_launches_enabled() || clustered) {
+  if (pdl || clustered) {
     cudaLaunchAttribute attr[2] = {};
     unsigned n = 0;
-    if (pdl_launches_enabled()) {
+    if (pdl) {
       attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
       attr[n++].val.programmaticStreamSerializationAllowed = 1;
     }
