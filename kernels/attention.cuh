@@ -170,6 +170,21 @@ __device__ __forceinline__ void load_cache_run(const T* row, int lane, float (&o
   }
 }
 
+// Output elements a thread holds when the block's threads take a group's
+// `elems` outputs as thread e: e, e + kAttnThreads, ...
+__host__ __device__ constexpr int attention_outputs_per_thread(int elems) { return (elems + kAttnThreads - 1) / kAttnThreads; }
+
+// out[k] = value(e) for this thread's elements e = threadIdx.x + k *
+// kAttnThreads below n (0 past it): the output mapping of the stores and merges.
+template <int N, typename Value>
+__device__ __forceinline__ void attention_each_output(int n, float (&out)[N], Value value) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int e = threadIdx.x + k * kAttnThreads;
+    out[k] = e < n ? value(e) : 0.0f;
+  }
+}
+
 // Writes a thread's N output elements, element k at out index base + e_k with
 // e_k = threadIdx.x + k * kAttnThreads (those below n_elems): the f32 form
 // and/or the int8 form, whose 32-element blocks are whole warps, their max
@@ -206,14 +221,9 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   cluster.sync();  // every split's partials written (release / acquire)
   if (cluster.block_rank() == 0) {
     constexpr int kElems = Group * HeadDim;
-    constexpr int kOut = (kElems + kAttnThreads - 1) / kAttnThreads;
     const int h0 = blockIdx.x * Group;
-    float out[kOut];
-#pragma unroll
-    for (int k = 0; k < kOut; ++k) {
-      const int e = threadIdx.x + k * kAttnThreads;
-      out[k] = 0.0f;
-      if (e >= kElems) continue;
+    float out[attention_outputs_per_thread(kElems)];
+    attention_each_output(kElems, out, [&](int e) {
       const int g = e / HeadDim;
       float m[kAttnClusterSplits], l[kAttnClusterSplits], a[kAttnClusterSplits];
       float m_all = -INFINITY;
@@ -237,8 +247,8 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
         num += w * a[s];
         den += w * l[s];
       }
-      out[k] = num / den;
-    }
+      return num / den;
+    });
     attention_store_all(p, h0 * HeadDim, kElems, out);
   }
   cluster.sync();  // split 0 has read the others' shared memory
@@ -358,13 +368,8 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 
   // Thread e of the block now takes output element e (+ kAttnThreads ...) of
   // the group: head g = e / HeadDim, dimension d = e % HeadDim.
-  constexpr int kOut = (kElems + kAttnThreads - 1) / kAttnThreads;
-  float out[kOut];
-#pragma unroll
-  for (int k = 0; k < kOut; ++k) {
-    const int e = threadIdx.x + k * kAttnThreads;
-    out[k] = 0.0f;
-    if (e >= kElems) continue;
+  float out[attention_outputs_per_thread(kElems)];
+  attention_each_output(kElems, out, [&](int e) {
     const int g = e / HeadDim, d = e % HeadDim;
     float m_all = -INFINITY;
 #pragma unroll
@@ -377,9 +382,8 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
       a += weight * sm_acc[w][e];
     }
     const int h = h0 + g;
-    if (eff == 1) {
-      out[k] = a / l_all;
-    } else if (cluster_merge) {
+    if (eff == 1) return a / l_all;
+    if (cluster_merge) {
       sm_part[e] = a;
       if (d == 0) {
         sm_part_ml[g][0] = m_all;
@@ -392,7 +396,8 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
         p.part_ml[(h * p.n_split + split) * 2 + 1] = l_all;
       }
     }
-  }
+    return 0.0f;  // a partial: the merge writes the output
+  });
   if (eff == 1) {
     attention_store_all(p, h0 * HeadDim, kElems, out);
     return;
@@ -427,11 +432,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     sm_l[g][0] = den;  // each thread rewrites only its own head's row
   }
   __syncthreads();
-#pragma unroll
-  for (int k = 0; k < kOut; ++k) {
-    const int e = threadIdx.x + k * kAttnThreads;
-    out[k] = 0.0f;
-    if (e >= kElems) continue;
+  attention_each_output(kElems, out, [&](int e) {
     const int g = e / HeadDim, d = e % HeadDim;
     const int h = h0 + g;
     const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
@@ -451,8 +452,8 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     float total = 0.0f;
 #pragma unroll
     for (int u = 0; u < kMergeLanes; ++u) total += num[u];
-    out[k] = total / sm_l[g][0];
-  }
+    return total / sm_l[g][0];
+  });
   attention_store_all(p, h0 * HeadDim, kElems, out);
   if (threadIdx.x == 0) p.done[h0] = 0;  // ready for the next launch (graph replay)
 }
