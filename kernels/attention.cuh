@@ -14,9 +14,9 @@
 // arrive merges the partials with weights exp(m_s - M), writes the output and
 // sets the counter back to zero (the program zero-fills its buffers once, at
 // allocation, so every launch and graph replay starts from zero). On sm_90,
-// for blocks of 1-2 query heads, the splits launch as clusters of 8 and a
-// launch with 2..8 splits merges in split 0 from the cluster's shared memory
-// instead (attention_cluster_kernel, below).
+// for blocks of 1-4 query heads, the splits launch as clusters of 8 and a
+// launch with 2..8 splits merges in the cluster's shared memory instead
+// (attention_cluster_kernel, below).
 // len is read from the device so a captured graph replays for every step.
 // Optionally (out_qs non-null) the output is also written in its int8 form
 // (blocks.h layout, quantize_block_with_max; with out_lo the two-word form), for
@@ -41,8 +41,9 @@ struct AttentionParams {
   float* out;             // [n_head, head_dim]; may be nullptr when out_qs is set
   float* part_acc;        // workspace [n_head, n_split, head_dim] (n_split > 1 only)
   float* part_ml;         // workspace [n_head, n_split, 2]: running max, sum (n_split > 1 only)
-  int* done;              // workspace [n_head]: split blocks finished, at the group's first head;
-                          // zero between launches (n_split > 1 only)
+  int* done;              // workspace [n_head * 8]: split blocks finished, at the group's first head
+                          // (the cluster merge: 8 a group, one a share); zero between launches
+                          // (n_split > 1 only)
   int8_t* out_qs;         // optional int8 form of out: [n_head * head_dim]
   float* out_d;           // its scales, [n_head * head_dim / 32]
   int8_t* out_lo;         // its low words (two-word form), or nullptr (one word)
@@ -85,18 +86,42 @@ constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 constexpr int kAttnMaxSplits = 64;
 
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
-// clusters of kAttnClusterSplits, and where a launch uses 2..8 splits, split
-// 0 merges the others' partials from their shared memory (two cluster
-// barriers) instead of through the workspace, a fence and the counter. Only
-// for blocks of at most kAttnClusterMaxGroup query heads and an n_split that
-// is a multiple of 8: measured +6.8 % on Qwen3-0.6B and +4.1 % on 1.7B (2
-// heads a block); with 4 heads a block Qwen3-8B lost 3.2 %
-// (docs/performance.md). -DLANEC_ATTN_CLUSTER=0 turns it off.
+// clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
+// merge in the cluster's shared memory instead of through the workspace, a
+// fence and the counter. Up to 8 blocks of the cluster (the owners) each own
+// a share of the group's output elements; every split stores each element's
+// partial into its owner's shared memory, one cluster barrier, and each owner
+// merges and stores its share from its own shared memory. Only for blocks of
+// at most kAttnClusterMaxGroup query heads and an n_split that is a multiple
+// of 8. Measured against the workspace merge: +6.8 % on Qwen3-0.6B and +4.1 %
+// on 1.7B with split 0 reading the others' partials (two barriers); the
+// spread push form +4.0 % and +2.4 % more, and with 4 heads a block on
+// Qwen3-8B +3.9 %, where the split-0 form lost 3.2 % (docs/performance.md).
+// -DLANEC_ATTN_CLUSTER=0 turns it off.
 #ifndef LANEC_ATTN_CLUSTER
 #define LANEC_ATTN_CLUSTER 1
 #endif
 constexpr int kAttnClusterSplits = 8;
-constexpr int kAttnClusterMaxGroup = 2;
+constexpr int kAttnClusterMaxGroup = 4;
+// Measurement switch: LANEC_ATTN_CLUSTER_LEVELS=0 merges more than 8 used
+// splits through the workspace alone (every split's partials, the last
+// block reading them all), not first within each cluster.
+#ifndef LANEC_ATTN_CLUSTER_LEVELS
+#define LANEC_ATTN_CLUSTER_LEVELS 1
+#endif
+constexpr bool kAttnClusterLevels = LANEC_ATTN_CLUSTER_LEVELS != 0;
+
+// Cluster blocks that merge a group of `elems` = Group * HeadDim outputs: the
+// most, up to 8, whose equal shares are whole int8 blocks (32 elements, a
+// warp) lying within one head or covering whole heads.
+__host__ __device__ constexpr int attention_merge_owners(int elems, int head_dim) {
+  for (int owners = kAttnClusterSplits; owners > 1; --owners) {
+    if (elems % (owners * kWarpSize) != 0) continue;
+    const int share = elems / owners;
+    if (share % head_dim == 0 || head_dim % share == 0) return owners;
+  }
+  return 1;
+}
 
 // The cluster operations exist in sm_90+ code only; other code never runs
 // the cluster kernel (the launcher asks cluster_launches_enabled()).
@@ -210,52 +235,126 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
   }
 }
 
-// Split 0 of the cluster merges the eff splits' partials, read from their
-// shared memory, and writes the output; the second barrier keeps the other
-// splits' shared memory alive until it has read it. The whole cluster calls it.
-template <int HeadDim, int Group>
-__device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, int eff, float* part,
-                                                     float (*part_ml)[2]) {
+// Element `index` of the shared array `base` of block `rank` of this cluster.
+__device__ __forceinline__ float* attention_cluster_shared(float* base, int index, int rank) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  auto cluster = cooperative_groups::this_cluster();
-  cluster.sync();  // every split's partials written (release / acquire)
-  if (cluster.block_rank() == 0) {
-    constexpr int kElems = Group * HeadDim;
-    const int h0 = blockIdx.x * Group;
-    float out[attention_outputs_per_thread(kElems)];
-    attention_each_output(kElems, out, [&](int e) {
-      const int g = e / HeadDim;
-      float m[kAttnClusterSplits], l[kAttnClusterSplits], a[kAttnClusterSplits];
-      float m_all = -INFINITY;
-#pragma unroll
-      for (int s = 0; s < kAttnClusterSplits; ++s) {  // every load in flight before any use
-        m[s] = -INFINITY;
-        l[s] = a[s] = 0.0f;
-        if (s < eff) {
-          const float* ml = cluster.map_shared_rank(&part_ml[g][0], s);
-          m[s] = ml[0];
-          l[s] = ml[1];
-          a[s] = *cluster.map_shared_rank(part + e, s);
-        }
-      }
-#pragma unroll
-      for (int s = 0; s < kAttnClusterSplits; ++s) m_all = fmaxf(m_all, m[s]);
-      float num = 0.0f, den = 0.0f;
-#pragma unroll
-      for (int s = 0; s < kAttnClusterSplits; ++s) {
-        const float w = s < eff ? expf(m[s] - m_all) : 0.0f;
-        num += w * a[s];
-        den += w * l[s];
-      }
-      return num / den;
-    });
-    attention_store_all(p, h0 * HeadDim, kElems, out);
-  }
-  cluster.sync();  // split 0 has read the others' shared memory
+  return cooperative_groups::this_cluster().map_shared_rank(base + index, rank);
 #else
-  (void)p, (void)eff, (void)part, (void)part_ml;
+  (void)index, (void)rank;
   __trap();
+  return base;
 #endif
+}
+
+// Output elements each merging block of the cluster owns.
+template <int HeadDim, int Group>
+__host__ __device__ constexpr int attention_merge_share() {
+  return Group * HeadDim / attention_merge_owners(Group * HeadDim, HeadDim);
+}
+
+// Split `split` stores its partial a of group element e into the slots of
+// the element's owner, and at the start of each head's part of a share the
+// head's m and l.
+template <int HeadDim, int Group>
+__device__ __forceinline__ void cluster_push_partial(float* part, float* part_ml, int split, int e, float a,
+                                                     float m_all, float l_all) {
+  constexpr int kShare = attention_merge_share<HeadDim, Group>();
+  const int owner = e / kShare, slot = split % kAttnClusterSplits;
+  *attention_cluster_shared(part, slot * kShare + e % kShare, owner) = a;
+  if (e % (kShare < HeadDim ? kShare : HeadDim) == 0) {
+    float* ml = attention_cluster_shared(part_ml, (slot * Group + e / HeadDim) * 2, owner);
+    ml[0] = m_all;
+    ml[1] = l_all;
+  }
+}
+
+// One split's (or cluster's) partial of an output element: running max m,
+// sum of exponentials l, unnormalized accumulator a.
+struct AttnPartial {
+  float m, l, a;
+};
+
+// The partials k < n (at most 8) combined with weights exp(m_k - M), every
+// load in flight before any use; the result is again a partial (m = M).
+template <typename Load>
+__device__ __forceinline__ AttnPartial merge_partials(int n, Load load) {
+  AttnPartial part[kAttnClusterSplits];
+  float m_all = -INFINITY;
+#pragma unroll
+  for (int k = 0; k < kAttnClusterSplits; ++k) {
+    part[k] = k < n ? load(k) : AttnPartial{-INFINITY, 0.0f, 0.0f};
+    m_all = fmaxf(m_all, part[k].m);
+  }
+  AttnPartial r{m_all, 0.0f, 0.0f};
+#pragma unroll
+  for (int k = 0; k < kAttnClusterSplits; ++k) {
+    const float w = k < n ? expf(part[k].m - m_all) : 0.0f;  // splits are never empty: m finite
+    r.l += w * part[k].l;
+    r.a += w * part[k].a;
+  }
+  return r;
+}
+
+// After one cluster barrier (every used split of the cluster has pushed its
+// partials: release / acquire) each owner merges its share from its own
+// shared memory; no block reads another's shared memory after the barrier,
+// so none waits for the others to leave. With one cluster in use the owners
+// store the output. With several (more than 8 splits), each owner writes its
+// cluster's partial of its share to the workspace as split `cluster`, counts
+// itself on its share's counter, and the last of the clusters' owners of
+// that share merges their at most 8 partials and stores the share: the
+// workspace path's fence and counter, with 8 partials where it had up to 64,
+// spread over 8 blocks. Every block of a cluster with a used split calls it.
+template <int HeadDim, int Group>
+__device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, int eff, const float* part,
+                                                     const float* part_ml) {
+  constexpr int kShare = attention_merge_share<HeadDim, Group>();
+  attention_cluster_sync();
+  const int rank = static_cast<int>(blockIdx.y) % kAttnClusterSplits;
+  if (rank >= Group * HeadDim / kShare) return;
+  const int cluster = static_cast<int>(blockIdx.y) / kAttnClusterSplits;
+  const int clusters = (eff + kAttnClusterSplits - 1) / kAttnClusterSplits;
+  const int used = min(kAttnClusterSplits, eff - cluster * kAttnClusterSplits);
+  const int first = rank * kShare;  // this owner's share of the group's elements
+  const int h0 = static_cast<int>(blockIdx.x) * Group;
+  auto cluster_partial = [&](int i) {
+    const int g = (first + i) / HeadDim;
+    return merge_partials(used, [&](int s) {
+      return AttnPartial{part_ml[(s * Group + g) * 2], part_ml[(s * Group + g) * 2 + 1], part[s * kShare + i]};
+    });
+  };
+  float out[attention_outputs_per_thread(kShare)];
+  if (clusters == 1) {
+    attention_each_output(kShare, out, [&](int i) {
+      const AttnPartial r = cluster_partial(i);
+      return r.a / r.l;
+    });
+    attention_store_all(p, h0 * HeadDim + first, kShare, out);
+    return;
+  }
+  for (int i = threadIdx.x; i < kShare; i += kAttnThreads) {
+    const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
+    const AttnPartial r = cluster_partial(i);
+    p.part_acc[(static_cast<size_t>(h) * p.n_split + cluster) * HeadDim + d] = r.a;
+    if (e % (kShare < HeadDim ? kShare : HeadDim) == 0) {  // every owner of the head writes the same m, l
+      p.part_ml[(h * p.n_split + cluster) * 2 + 0] = r.m;
+      p.part_ml[(h * p.n_split + cluster) * 2 + 1] = r.l;
+    }
+  }
+  int* counter = p.done + h0 * kAttnClusterSplits + rank;
+  if (!arrived_last(counter, clusters)) return;
+  // __ldcg reads L2, never a stale line of this SM's L1.
+  attention_each_output(kShare, out, [&](int i) {
+    const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
+    const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
+    const float* ml_h = p.part_ml + h * p.n_split * 2;
+    const AttnPartial r = merge_partials(clusters, [&](int c) {
+      return AttnPartial{__ldcg(ml_h + 2 * c), __ldcg(ml_h + 2 * c + 1), __ldcg(acc_h + static_cast<size_t>(c) * HeadDim)};
+    });
+    return r.a / r.l;
+  });
+  attention_store_all(p, h0 * HeadDim + first, kShare, out);
+  if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
 template <int HeadDim, CachePrecision C, int Group, bool Cluster>
@@ -273,8 +372,11 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   __shared__ float sm_acc[kAttnWarps][kElems];
   __shared__ float sm_w[Group][kAttnMaxSplits];  // last block: split weights, then their sums
   __shared__ float sm_l[Group][kAttnMaxSplits];
-  __shared__ float sm_part[Cluster ? kElems : 1];        // cluster merge: this split's partials
-  __shared__ float sm_part_ml[Cluster ? Group : 1][2];
+  // Cluster merge: the partials of this block's share, a slot for each split.
+  constexpr int kShare = attention_merge_share<HeadDim, Group>();
+  static_assert(!Cluster || kAttnClusterSplits * kShare <= kAttnMaxGroupElems, "cluster slots fit shared memory");
+  __shared__ float sm_part[Cluster ? kAttnClusterSplits * kShare : 1];
+  __shared__ float sm_part_ml[Cluster ? kAttnClusterSplits * Group * 2 : 1];
 
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -295,12 +397,11 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   }
   const int len = min(*p.pos + 1, p.n_ctx);
   const int eff = attention_effective_splits(len, p.n_split);
-  const bool cluster_merge = Cluster && eff > 1 && eff <= kAttnClusterSplits;
+  const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= kAttnClusterSplits);
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
-    if (cluster_merge && split < kAttnClusterSplits) {  // it still meets the merging cluster's barriers
-      attention_cluster_sync();
-      attention_cluster_sync();
-    }
+    // An idle split of the merging cluster meets its barrier and merges its share.
+    if (cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff)
+      cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
     return;
   }
   const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
@@ -384,11 +485,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     const int h = h0 + g;
     if (eff == 1) return a / l_all;
     if (cluster_merge) {
-      sm_part[e] = a;
-      if (d == 0) {
-        sm_part_ml[g][0] = m_all;
-        sm_part_ml[g][1] = l_all;
-      }
+      cluster_push_partial<HeadDim, Group>(sm_part, sm_part_ml, split, e, a, m_all, l_all);
     } else {
       p.part_acc[(static_cast<size_t>(h) * p.n_split + split) * HeadDim + d] = a;
       if (d == 0) {

@@ -146,7 +146,7 @@ struct AttentionLaunch {
   std::string pos;
   std::string part_acc;        // workspace [n_head, n_split, head_dim] (n_split > 1)
   std::string part_ml;         // workspace [n_head, n_split, 2] (n_split > 1)
-  std::string done;            // workspace i32 [n_head]: split counters, zero between launches (n_split > 1)
+  std::string done;            // workspace i32 [n_head, 8]: split counters, zero between launches (n_split > 1)
   double scale = 1.0;
   int64_t n_head = 0;
   int64_t n_kv_head = 0;

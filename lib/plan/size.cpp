@@ -17,7 +17,7 @@ constexpr int kAttnWarps = 4;         // kernels/attention.cuh
 constexpr int64_t kKeysPerSplit = 16; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
 constexpr int kAttnClusterSplits = 8;   // kernels/attention.cuh: splits a cluster merges in shared memory
-constexpr int kAttnClusterMaxGroup = 2; // ... for blocks of at most this many query heads
+constexpr int kAttnClusterMaxGroup = 4; // ... for blocks of at most this many query heads
 constexpr int64_t kAttnMaxGroup = 8;       // kernels/attention.cuh
 constexpr int64_t kAttnMaxGroupElems = 1024;
 constexpr int64_t kArgmaxMinPerBlock = 1024;  // kernels/argmax.cuh: 256 threads x one float4
@@ -277,7 +277,8 @@ class Sizer {
       if (const auto* a = std::get_if<AttentionLaunch>(&l.params); a && a->n_split > 1) {
         workspaces[a->part_acc] = workspace(a->part_acc, GgmlType::F32, {a->n_head, a->n_split, a->head_dim});
         workspaces[a->part_ml] = workspace(a->part_ml, GgmlType::F32, {a->n_head, a->n_split, 2});
-        workspaces[a->done] = workspace(a->done, GgmlType::I32, {a->n_head});
+        // Counters: one a group, or with the cluster merge one a group's share (8 a head).
+        workspaces[a->done] = workspace(a->done, GgmlType::I32, {a->n_head, kAttnClusterSplits});
       }
       if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && am->n_blocks > 1) {
         workspaces[am->block_value] = workspace(am->block_value, GgmlType::F32, {am->n_blocks});
@@ -358,7 +359,7 @@ int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_c
   const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
   const int64_t splits = std::clamp<int64_t>(std::min(std::max(by_length, cover), by_keys), 1, kMaxAttnSplits);
   // A multiple of the cluster where the kernel merges up to 8 used splits in
-  // shared memory (blocks of 1-2 heads; n_split a multiple of 8): splits the
+  // shared memory (blocks of 1-4 heads; n_split a multiple of 8): splits the
   // context does not need cost an exit each.
   if (splits == 1 || heads_per_block > kAttnClusterMaxGroup) return static_cast<int>(splits);
   return static_cast<int>((splits + kAttnClusterSplits - 1) / kAttnClusterSplits * kAttnClusterSplits);
@@ -381,13 +382,29 @@ int choose_argmax_blocks(int64_t n_vocab, int sms) {
   return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_vocab, sms), 1, std::max<int64_t>(1, n_vocab)));
 }
 
+// kernels/attention.cuh attention_merge_owners: the cluster blocks that merge
+// a group's outputs, each a share of whole 32-element blocks within one head
+// or covering whole heads.
+int64_t attention_merge_owners(int64_t elems, int64_t head_dim) {
+  for (int64_t owners = kAttnClusterSplits; owners > 1; --owners) {
+    if (elems % (owners * kQ8Block) != 0) continue;
+    const int64_t share = elems / owners;
+    if (share % head_dim == 0 || head_dim % share == 0) return owners;
+  }
+  return 1;
+}
+
 int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
   // sm_acc[kAttnWarps][heads x head_dim] and sm_ml[kAttnWarps][heads][2]
   // floats, the merge's sm_w/sm_l[heads][kMaxAttnSplits] floats, one flag;
-  // with the cluster merge also this split's partials, heads x (head_dim + 2).
-  const int64_t cluster = heads_per_block <= kAttnClusterMaxGroup ? heads_per_block * (head_dim + 2) * 4 : 0;
-  return kAttnWarps * heads_per_block * head_dim * 4 + kAttnWarps * heads_per_block * 2 * 4 +
-         2 * heads_per_block * kMaxAttnSplits * 4 + 1 + cluster;
+  // with the cluster merge also a slot for each split's partials of the
+  // block's share and of every head's m and l.
+  const int64_t elems = heads_per_block * head_dim;
+  const int64_t share = elems / attention_merge_owners(elems, head_dim);
+  const int64_t cluster =
+      heads_per_block <= kAttnClusterMaxGroup ? kAttnClusterSplits * (share + 2 * heads_per_block) * 4 : 0;
+  return kAttnWarps * elems * 4 + kAttnWarps * heads_per_block * 2 * 4 + 2 * heads_per_block * kMaxAttnSplits * 4 +
+         1 + cluster;
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

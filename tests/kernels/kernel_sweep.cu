@@ -875,7 +875,8 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
   DeviceBuffer<uint16_t> d_kh(kh), d_vh(vh);
   DeviceBuffer<float> part_acc(static_cast<size_t>(n_head) * n_split * HeadDim);
   DeviceBuffer<float> part_ml(static_cast<size_t>(n_head) * n_split * 2);
-  DeviceBuffer<int> done(std::vector<int>(static_cast<size_t>(n_head), 0));  // zero-filled, as the program's buffers
+  const size_t counters = static_cast<size_t>(n_head) * kAttnClusterSplits;
+  DeviceBuffer<int> done(std::vector<int>(counters, 0));  // zero-filled, as the program's buffers
   DeviceBuffer<int> d_pos(std::vector<int>{len - 1});
   AttentionParams p{};
   p.q = d_q.get();
@@ -932,7 +933,7 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
     check(tag + " qs", to_float(out_qs.download()), qs_before, 0.0, 0.0);
   }
   check(fmt("attention hd=%d heads=%d/%d splits=%d counters back at zero", HeadDim, n_head, n_kv_head, n_split),
-        to_float(done.download()), std::vector<float>(static_cast<size_t>(n_head), 0.0f), 0.0, 0.0);
+        to_float(done.download()), std::vector<float>(counters, 0.0f), 0.0, 0.0);
 }
 
 // GQA ratio R (n_kv_head = 2, n_head = 2R), each with the planner's heads a block.
@@ -969,6 +970,11 @@ void sweep_attention() {
   // The planner's 40 splits at 2k rows (five clusters of 8 with 2 heads a block: merged in a
   // cluster at 100 keys, through the workspace at 700).
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 100, 700, 40, true);
+  // The cluster merge's owners: 4 of 32 elements (one head of 128), 6 of 64
+  // (3 heads), 8 of 128 (4 heads of 256), with all 8 splits used.
+  sweep_attention_case<128, CachePrecision::f16, 1>(8, 8, 128, 40, 8, true);
+  sweep_attention_case<128, CachePrecision::f16, 3>(6, 2, 120, 9, 16, true);
+  sweep_attention_case<256, CachePrecision::f32, 4>(8, 2, 128, 50, 8, true);
   // The planner's 64 splits past 4k rows (every partial loaded at once in the merge), f16 and f32.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, false);
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);

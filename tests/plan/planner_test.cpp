@@ -196,7 +196,7 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(many.buffer(attn.part_acc).role == BufferRole::workspace);
   CHECK(many.buffer(attn.done).role == BufferRole::workspace);
   CHECK(many.buffer(attn.done).type == GgmlType::I32);
-  CHECK(many.buffer(attn.done).elements == attn.n_head);
+  CHECK(many.buffer(attn.done).elements == attn.n_head * 8);  // one a share of a group for the cluster merge
   const auto& am = std::get<ArgmaxLaunch>(many.launches.back().params);
   CHECK(am.n_blocks == choose_argmax_blocks(am.n_vocab, 132));
   if (am.n_blocks > 1) {
@@ -349,15 +349,25 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   // Splits: a maximum for the longest context, blocks x splits covering the
   // SMs twice, a multiple of the kernel's 8-split clusters above one.
   CHECK(choose_attention_splits(16, 2, 4096, 132) == 40);  // 33 to cover, rounded up
-  CHECK(choose_attention_splits(32, 4, 4096, 132) == 33);  // 4 heads a block: no cluster merge
+  CHECK(choose_attention_splits(32, 4, 4096, 132) == 40);
+  CHECK(choose_attention_splits(64, 8, 4096, 132) == 33);  // 8 heads a block: no cluster merge
   CHECK(choose_attention_splits(16, 2, 256, 132) == 16);   // one split per 16 cache rows
   CHECK(choose_attention_splits(16, 2, 128, 132) == 8);
   CHECK(choose_attention_splits(16, 2, 64, 132) == 8);     // 4 by the rows, rounded up
-  CHECK(choose_attention_splits(32, 4, 64, 132) == 4);
+  CHECK(choose_attention_splits(32, 4, 64, 132) == 8);
   CHECK(choose_attention_splits(16, 2, 16, 132) == 1);     // one split: no merge at all
   CHECK(choose_attention_splits(64, 1, 32768, 132) == 64);
-  CHECK(attention_smem_bytes(128, 2) == (2 * (4 * (128 + 2) + 2 * 64) + 2 * (128 + 2)) * 4 + 1);
-  CHECK(attention_smem_bytes(128, 4) == 4 * (4 * (128 + 2) + 2 * 64) * 4 + 1);  // no cluster merge at 4 heads
+  // The cluster merge's owners: equal shares of whole int8 blocks within a
+  // head or of whole heads, at most 8.
+  CHECK(attention_merge_owners(256, 128) == 8);  // 32 elements each
+  CHECK(attention_merge_owners(128, 128) == 4);
+  CHECK(attention_merge_owners(384, 128) == 6);  // 3 heads: 64 each
+  CHECK(attention_merge_owners(96, 96) == 3);
+  CHECK(attention_merge_owners(32, 32) == 1);
+  // Shared memory: with the cluster merge a slot for each of 8 splits' share and m, l.
+  CHECK(attention_smem_bytes(128, 2) == (2 * (4 * (128 + 2) + 2 * 64) + 8 * (32 + 2 * 2)) * 4 + 1);
+  CHECK(attention_smem_bytes(128, 4) == (4 * (4 * (128 + 2) + 2 * 64) + 8 * (64 + 2 * 4)) * 4 + 1);
+  CHECK(attention_smem_bytes(128, 8) == 8 * (4 * (128 + 2) + 2 * 64) * 4 + 1);  // no cluster merge at 8 heads
 }
 
 TEST_CASE("an 8B model plans in well under a second", "[plan]") {
@@ -375,10 +385,11 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   Schedule deq = plan_graph(test::decoder_graph(test::DecoderDims{}), test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(std::get<GemvLaunch>(find_launch(deq, "gemv_logits")->params).rows_per_warp == 2);
   // 32/8 heads: a block serves the 4 query heads of a kv head, 8 blocks a
-  // split, so 33 splits cover 132 SMs twice (a maximum: short contexts use fewer).
+  // split, so 33 splits cover 132 SMs twice (a maximum: short contexts use
+  // fewer), rounded up to whole clusters of 8.
   const auto& attn = std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params);
   CHECK(attn.heads_per_block == 4);
-  CHECK(attn.n_split == 33);
+  CHECK(attn.n_split == 40);
   // Argmax over the 8B vocabulary: one block per SM, with its workspaces.
   const auto& am = std::get<ArgmaxLaunch>(deq.launches.back().params);
   CHECK(am.n_blocks == std::min<int64_t>(132, (am.n_vocab + 1023) / 1024));

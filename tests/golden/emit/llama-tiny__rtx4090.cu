@@ -124,10 +124,10 @@ struct Buffers {
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 16, 32]
-  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
+  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2, 8]
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 16, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 16, 32]
-  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2]
+  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2, 8]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 16, 2]
   // views (pointers into the buffers above)
   float* k_l00;  // k_l00  activation f32 [1, 32] = qkv_l00 + 64
@@ -224,7 +224,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
-    {"attention_attn_l00", "attention", "op 9", 0u, 4756u, 128u},  // 4
+    {"attention_attn_l00", "attention", "op 9", 0u, 4812u, 128u},  // 4
     {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 392u, 0u},  // 5
     {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 904u, 0u},  // 6
     {"gemv_ffn_act_l00", "gemv", "ops 13-15 (glu_pair)", 17408u, 648u, 0u},  // 7
@@ -233,7 +233,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 904u, 0u},  // 10
     {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 11
     {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts)", 0u, 900u, 0u},  // 12
-    {"attention_attn_l01", "attention", "op 26", 0u, 4756u, 128u},  // 13
+    {"attention_attn_l01", "attention", "op 26", 0u, 4812u, 128u},  // 13
     {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 392u, 0u},  // 14
     {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 904u, 0u},  // 15
     {"gemv_ffn_act_l01", "gemv", "ops 30-32 (glu_pair)", 17408u, 648u, 0u},  // 16

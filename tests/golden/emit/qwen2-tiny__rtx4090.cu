@@ -138,10 +138,10 @@ struct Buffers {
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [2, 16, 32]
-  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2]
+  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [2, 8]
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [2, 16, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [2, 16, 32]
-  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2]
+  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [2, 8]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [2, 16, 2]
   // views (pointers into the buffers above)
   float* k_bias_l00;  // k_bias_l00  activation f32 [32] = qkv_l00 + 64
@@ -257,7 +257,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
     {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
-    {"attention_attn_l00", "attention", "op 15", 0u, 4756u, 128u},  // 4
+    {"attention_attn_l00", "attention", "op 15", 0u, 4812u, 128u},  // 4
     {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 392u, 0u},  // 5
     {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm)", 256u, 904u, 0u},  // 6
     {"gemv_ffn_act_l00", "gemv", "ops 19-21 (glu_pair)", 17408u, 648u, 0u},  // 7
@@ -266,7 +266,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm)", 256u, 904u, 0u},  // 10
     {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 11
     {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts)", 0u, 900u, 0u},  // 12
-    {"attention_attn_l01", "attention", "op 38", 0u, 4756u, 128u},  // 13
+    {"attention_attn_l01", "attention", "op 38", 0u, 4812u, 128u},  // 13
     {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 392u, 0u},  // 14
     {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm)", 256u, 904u, 0u},  // 15
     {"gemv_ffn_act_l01", "gemv", "ops 42-44 (glu_pair)", 17408u, 648u, 0u},  // 16

@@ -132,10 +132,10 @@ struct Buffers {
   Int8Vec result_norm_q8;  // result_norm.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   // workspace
   float* attn_l00_split_acc;  // attn_l00.split_acc  workspace f32 [4, 16, 32]
-  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [4]
+  int* attn_l00_split_done;  // attn_l00.split_done  workspace i32 [4, 8]
   float* attn_l00_split_ml;  // attn_l00.split_ml  workspace f32 [4, 16, 2]
   float* attn_l01_split_acc;  // attn_l01.split_acc  workspace f32 [4, 16, 32]
-  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [4]
+  int* attn_l01_split_done;  // attn_l01.split_done  workspace i32 [4, 8]
   float* attn_l01_split_ml;  // attn_l01.split_ml  workspace f32 [4, 16, 2]
   // views (pointers into the buffers above)
   float* k_l00;  // k_l00  activation f32 [2, 32] = qkv_l00 + 128
@@ -236,7 +236,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
-    {"attention_attn_l00", "attention", "op 11", 0u, 9508u, 256u},  // 4
+    {"attention_attn_l00", "attention", "op 11", 0u, 9620u, 256u},  // 4
     {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 5
     {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 6
     {"gemv_ffn_act_l00", "gemv", "ops 15-17 (glu_pair)", 17408u, 648u, 0u},  // 7
@@ -245,7 +245,7 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 10
     {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 11
     {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 12
-    {"attention_attn_l01", "attention", "op 30", 0u, 9508u, 256u},  // 13
+    {"attention_attn_l01", "attention", "op 30", 0u, 9620u, 256u},  // 13
     {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 14
     {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 15
     {"gemv_ffn_act_l01", "gemv", "ops 34-36 (glu_pair)", 17408u, 648u, 0u},  // 16
