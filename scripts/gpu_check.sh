@@ -13,7 +13,7 @@
 #                f32/f16 weights exact against `lanec ref`, Q8_0 int8 against `lanec ref --knobs`
 #                (same planned numerics; the cost of int8 against the f32 reference is reported)
 #   holds        every rule that fires for a tiny preset held alone: the same comparisons
-#   sanitizer    compute-sanitizer memcheck and racecheck on tiny programs
+#   sanitizer    compute-sanitizer memcheck and racecheck on the tiny qwen3 program (built by programs)
 #   bench        bench/run_bench.sh: decode speed of Qwen3 0.6B/1.7B/8B Q8_0 against the roofline
 # A summary table is printed at the end and written to $OUT/gpu_check.md when $OUT is set.
 # Env: GPU_CHECK_QUICK=1 (programs: h200 knobs and f32 exact only, no 0.6B);
@@ -247,8 +247,10 @@ stage_programs() {
       top1-f32) CHECK_TIMEOUT=600 check "program_$1" top1_f32_case "$1" "$2" ;;
     esac
   done
-  # The generated program end to end on text, with the real vocabulary.
+  # The generated program end to end on text, with the real vocabulary
+  # (when the 0.6B program was among the cases).
   [[ -n "${GPU_CHECK_QUICK:-}" ]] && return
+  [[ -n "${GPU_CHECK_ONLY:-}" && ! qwen3-0.6b-q8_0-h200 =~ $GPU_CHECK_ONLY ]] && return
   check program_text_qwen3-0.6b "$WORK/prog/qwen3-0.6b-q8_0-h200" "$WORK/models/qwen3-0.6b-q8_0.gguf" \
     -p "The capital of France is" -n 16
 }
@@ -290,6 +292,11 @@ stage_holds() {
 stage_sanitizer() {
   stage sanitizer
   local prog="$WORK/prog/qwen3-tiny-q8_0-h200" model="$WORK/models/qwen3-tiny-q8_0.gguf"
+  if [[ ! -x $prog ]]; then  # built by the programs stage of this run or an earlier one
+    note "| sanitizer | FAIL | 0 s | no $prog: run the programs stage first (GPU_CHECK_ONLY='qwen3-tiny-q8_0-h200\$' is enough) |"
+    FAILED=$((FAILED + 1))
+    return
+  fi
   check sanitizer_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "1 2 3" -n 4 --quiet
   check sanitizer_racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
