@@ -252,6 +252,14 @@ __host__ __device__ constexpr int attention_merge_share() {
   return Group * HeadDim / attention_merge_owners(Group * HeadDim, HeadDim);
 }
 
+// Whether group element e starts a head's part of an owner's share: where
+// the head's m and l are stored for that owner.
+template <int HeadDim, int Group>
+__device__ __forceinline__ bool starts_share_head(int e) {
+  constexpr int kShare = attention_merge_share<HeadDim, Group>();
+  return e % (kShare < HeadDim ? kShare : HeadDim) == 0;
+}
+
 // Split `split` stores its partial a of group element e into the slots of
 // the element's owner, and at the start of each head's part of a share the
 // head's m and l.
@@ -261,7 +269,7 @@ __device__ __forceinline__ void cluster_push_partial(float* part, float* part_ml
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
   const int owner = e / kShare, slot = split % kAttnClusterSplits;
   *attention_cluster_shared(part, slot * kShare + e % kShare, owner) = a;
-  if (e % (kShare < HeadDim ? kShare : HeadDim) == 0) {
+  if (starts_share_head<HeadDim, Group>(e)) {
     float* ml = attention_cluster_shared(part_ml, (slot * Group + e / HeadDim) * 2, owner);
     ml[0] = m_all;
     ml[1] = l_all;
@@ -336,7 +344,7 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
     const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
     const AttnPartial r = cluster_partial(i);
     p.part_acc[(static_cast<size_t>(h) * p.n_split + cluster) * HeadDim + d] = r.a;
-    if (e % (kShare < HeadDim ? kShare : HeadDim) == 0) {  // every owner of the head writes the same m, l
+    if (starts_share_head<HeadDim, Group>(e)) {  // every owner of the head writes the same m, l
       p.part_ml[(h * p.n_split + cluster) * 2 + 0] = r.m;
       p.part_ml[(h * p.n_split + cluster) * 2 + 1] = r.l;
     }
