@@ -324,11 +324,13 @@ struct AsyncStages {
     stride = kWarpSize * p.split_k;
     trips = first < n_chunks ? (n_chunks - first + stride - 1) / stride : 0;
   }
+  // The stage trip j uses (the guard keeps S = 0, the switch off, compilable).
+  __device__ static int slot_of(int j) { return j % (kGemvAsyncStages > 0 ? kGemvAsyncStages : 1); }
   // Issues trip j's copies (none past the last trip) and commits a group
   // either way, so that group j is trip j.
   __device__ void issue(const WarpRows<F, RowsPerWarp, Swiglu>& w, int j) const {
     if (j < trips) {
-      const int slot = j % kGemvAsyncStages, base = first + j * stride, lane = threadIdx.x;
+      const int slot = slot_of(j), base = first + j * stride, lane = threadIdx.x;
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         if (w.part_of[r] < 0) continue;
@@ -340,7 +342,7 @@ struct AsyncStages {
     cp_async_commit();
   }
   __device__ WChunk chunk(int j, int r) const {
-    const int slot = j % kGemvAsyncStages, lane = threadIdx.x;
+    const int slot = slot_of(j), lane = threadIdx.x;
     WChunk c;
     c.raw = chunks[(slot * kRows + r) * kWarpSize + lane];
     c.scale = reinterpret_cast<const uint16_t*>(scales + (slot * kRows + r) * 2)[lane / 2];
