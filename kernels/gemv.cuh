@@ -307,8 +307,9 @@ __host__ __device__ constexpr bool gemv_async_applies(int k) {
 // The rows' dot products with the weights streamed through this warp's
 // cp.async stages (`stage`, gemv_async_warp_bytes): chunk c = first + j *
 // stride + lane of every row in trip j. Lanes 0 and 1 copy the warp's 32
-// bytes of scales a row (16 chunk scales). Stages 0..S-2 may be issued
-// before pdl_wait() (weights are constants): issue_async_stages.
+// bytes of scales a row (16 chunk scales). The kernel issues stages
+// 0..S-2 first, LANEC_GEMV_ASYNC_EARLY of them before pdl_wait() (weights
+// are constants).
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
 struct AsyncStages {
   static constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
@@ -356,9 +357,9 @@ __device__ __forceinline__ void accumulate_async(const GemvParams& p, const Warp
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   for (int j = 0; j < st.trips; ++j) {
     st.issue(w, j + kGemvAsyncStages - 1);
+    const auto x = load_x<F, A>(p, st.first + j * st.stride + static_cast<int>(threadIdx.x));  // in flight with the wait
     cp_async_wait<kGemvAsyncStages - 1>();  // trip j's copies have landed
     __syncwarp();                           // ... lanes 0 and 1's scales too, for the whole warp
-    const auto x = load_x<F, A>(p, st.first + j * st.stride + static_cast<int>(threadIdx.x));
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (w.part_of[r] >= 0) acc[r] += dot_chunk<F, A>(st.chunk(j, r), x);
