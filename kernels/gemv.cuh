@@ -368,6 +368,31 @@ __device__ __forceinline__ void accumulate_async(const GemvParams& p, const Warp
   }
 }
 
+// The rows' dot products with the weights loaded into registers: the
+// preloaded first chunk, then one chunk of every row a loop trip.
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+__device__ __forceinline__ void accumulate_registers(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
+                                                     float* acc) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  const int c0 = (threadIdx.y % p.split_k) * kWarpSize + threadIdx.x;
+  const int stride = kWarpSize * p.split_k;
+  if (c0 < n_chunks) {
+    const auto x = load_x<F, A>(p, c0);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (w.part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
+    }
+  }
+  for (int c = c0 + stride; c < n_chunks; c += stride) {
+    const auto x = load_x<F, A>(p, c);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (w.part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
+    }
+  }
+}
+
 // The rows' dot products over the input, the slice reduction and the
 // epilogue. All threads of the block call it (barriers inside).
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
@@ -385,29 +410,14 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
   float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
-  const int n_chunks = p.k / gemv_chunk_elems<F>();
-  const int c0 = slice * kWarpSize + lane;
-  const int stride = kWarpSize * p.split_k;
-  bool accumulated = false;
   if constexpr (kGemvAsyncStages > 0) {
     if (stages != nullptr) {
       accumulate_async<F, A, RowsPerWarp, Swiglu>(p, w, *stages, acc);
-      accumulated = true;
+    } else {
+      accumulate_registers<F, A, RowsPerWarp, Swiglu>(p, w, acc);
     }
-  }
-  if (!accumulated && c0 < n_chunks) {
-    const auto x = load_x<F, A>(p, c0);
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
-    }
-  }
-  for (int c = c0 + stride; !accumulated && c < n_chunks; c += stride) {
-    const auto x = load_x<F, A>(p, c);
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
-    }
+  } else {
+    accumulate_registers<F, A, RowsPerWarp, Swiglu>(p, w, acc);
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
