@@ -93,16 +93,16 @@ constexpr int kAttnMaxSplits = 64;
 // partial into its owner's shared memory, one cluster barrier, and each owner
 // merges and stores its share from its own shared memory. Only for blocks of
 // at most kAttnClusterMaxGroup query heads and an n_split that is a multiple
-// of 8. Measured against the workspace merge: +6.8 % on Qwen3-0.6B and +4.1 %
-// on 1.7B with split 0 reading the others' partials (two barriers); the
-// spread push form +4.0 % and +2.4 % more, and with 4 heads a block on
-// Qwen3-8B +3.9 %, where the split-0 form lost 3.2 % (docs/performance.md).
+// of 8 (kAttnClusterSplits, kAttnClusterMaxGroup and attention_merge_owners
+// are in limits.h, shared with the planner). Measured against the workspace
+// merge: +6.8 % on Qwen3-0.6B and +4.1 % on 1.7B with split 0 reading the
+// others' partials (two barriers); the spread push form +4.0 % and +2.4 %
+// more, and with 4 heads a block on Qwen3-8B +3.9 %, where the split-0 form
+// lost 3.2 % (docs/performance.md).
 // -DLANEC_ATTN_CLUSTER=0 turns it off.
 #ifndef LANEC_ATTN_CLUSTER
 #define LANEC_ATTN_CLUSTER 1
 #endif
-constexpr int kAttnClusterSplits = 8;
-constexpr int kAttnClusterMaxGroup = 4;
 // Measurement switch: LANEC_ATTN_CLUSTER_LEVELS=0 merges more than 8 used
 // splits through the workspace alone (every split's partials, the last
 // block reading them all), not first within each cluster.
@@ -110,18 +110,6 @@ constexpr int kAttnClusterMaxGroup = 4;
 #define LANEC_ATTN_CLUSTER_LEVELS 1
 #endif
 constexpr bool kAttnClusterLevels = LANEC_ATTN_CLUSTER_LEVELS != 0;
-
-// Cluster blocks that merge a group of `elems` = Group * HeadDim outputs: the
-// most, up to 8, whose equal shares are whole int8 blocks (32 elements, a
-// warp) lying within one head or covering whole heads.
-__host__ __device__ constexpr int attention_merge_owners(int elems, int head_dim) {
-  for (int owners = kAttnClusterSplits; owners > 1; --owners) {
-    if (elems % (owners * kWarpSize) != 0) continue;
-    const int share = elems / owners;
-    if (share % head_dim == 0 || head_dim % share == 0) return owners;
-  }
-  return 1;
-}
 
 // The cluster operations exist in sm_90+ code only; other code never runs
 // the cluster kernel (the launcher asks cluster_launches_enabled()).

@@ -1,7 +1,14 @@
 // Shape limits of the kernel library, shared with the planner: link
 // (lib/plan/link.cpp) refuses a model outside them at plan time, naming the
 // op, instead of leaving it to a launch that would refuse it on the device.
+// Also the attention cluster merge's layout, which the planner sizes.
 #pragma once
+
+#ifdef __CUDACC__
+#define LANEC_HOST_DEVICE __host__ __device__
+#else
+#define LANEC_HOST_DEVICE
+#endif
 
 namespace lanec::kernels {
 
@@ -12,5 +19,23 @@ constexpr int kRmsNormMaxLength = 16384;
 constexpr int kRopeMaxHeadDim = 256;
 // attention.cuh: a lane holds head_dim / 32 elements of q and of each accumulator.
 constexpr int kAttnMaxHeadDim = 256;
+
+// attention.cuh's cluster merge: the splits of a head group launch as
+// clusters of 8 blocks, for blocks of at most 4 query heads (the planner
+// rounds their split count up to whole clusters).
+constexpr int kAttnClusterSplits = 8;
+constexpr int kAttnClusterMaxGroup = 4;
+
+// Cluster blocks that merge a group of `elems` = Group * head_dim outputs:
+// the most, up to 8, whose equal shares are whole int8 blocks (32 elements,
+// a warp) lying within one head or covering whole heads.
+LANEC_HOST_DEVICE constexpr int attention_merge_owners(int elems, int head_dim) {
+  for (int owners = kAttnClusterSplits; owners > 1; --owners) {
+    if (elems % (owners * 32) != 0) continue;
+    const int share = elems / owners;
+    if (share % head_dim == 0 || head_dim % share == 0) return owners;
+  }
+  return 1;
+}
 
 }  // namespace lanec::kernels

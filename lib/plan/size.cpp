@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "kernels/limits.h"
 #include "lib/common/error.h"
 #include "rules/rows_a_warp.h"
 
@@ -16,8 +17,8 @@ constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
 constexpr int64_t kKeysPerSplit = 16; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
-constexpr int kAttnClusterSplits = 8;   // kernels/attention.cuh: splits a cluster merges in shared memory
-constexpr int kAttnClusterMaxGroup = 4; // ... for blocks of at most this many query heads
+using kernels::kAttnClusterMaxGroup;  // kernels/limits.h: the attention cluster merge's layout
+using kernels::kAttnClusterSplits;
 constexpr int64_t kAttnMaxGroup = 8;       // kernels/attention.cuh
 constexpr int64_t kAttnMaxGroupElems = 1024;
 constexpr int64_t kArgmaxMinPerBlock = 1024;  // kernels/argmax.cuh: 256 threads x one float4
@@ -382,25 +383,13 @@ int choose_argmax_blocks(int64_t n_vocab, int sms) {
   return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_vocab, sms), 1, std::max<int64_t>(1, n_vocab)));
 }
 
-// kernels/attention.cuh attention_merge_owners: the cluster blocks that merge
-// a group's outputs, each a share of whole 32-element blocks within one head
-// or covering whole heads.
-int64_t attention_merge_owners(int64_t elems, int64_t head_dim) {
-  for (int64_t owners = kAttnClusterSplits; owners > 1; --owners) {
-    if (elems % (owners * kQ8Block) != 0) continue;
-    const int64_t share = elems / owners;
-    if (share % head_dim == 0 || head_dim % share == 0) return owners;
-  }
-  return 1;
-}
-
 int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
   // sm_acc[kAttnWarps][heads x head_dim] and sm_ml[kAttnWarps][heads][2]
   // floats, the merge's sm_w/sm_l[heads][kMaxAttnSplits] floats, one flag;
   // with the cluster merge also a slot for each split's partials of the
   // block's share and of every head's m and l.
   const int64_t elems = heads_per_block * head_dim;
-  const int64_t share = elems / attention_merge_owners(elems, head_dim);
+  const int64_t share = elems / kernels::attention_merge_owners(static_cast<int>(elems), static_cast<int>(head_dim));
   const int64_t cluster =
       heads_per_block <= kAttnClusterMaxGroup ? kAttnClusterSplits * (share + 2 * heads_per_block) * 4 : 0;
   return kAttnWarps * elems * 4 + kAttnWarps * heads_per_block * 2 * 4 + 2 * heads_per_block * kMaxAttnSplits * 4 +

@@ -44,10 +44,6 @@ int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_c
 int attention_heads_per_block(int64_t gqa, int64_t head_dim);
 // Blocks of the argmax kernel: min(sms, ceil(n_vocab / 1024)), at least 1.
 int choose_argmax_blocks(int64_t n_vocab, int sms);
-// Attention blocks of a cluster that merge a group's elems outputs
-// (kernels/attention.cuh): the most, up to 8, with equal shares of whole
-// 32-element blocks within one head or covering whole heads.
-int64_t attention_merge_owners(int64_t elems, int64_t head_dim);
 // Static shared memory of one attention block (kernels/attention.cuh).
 int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block);
 

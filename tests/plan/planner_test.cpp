@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "kernels/limits.h"
 #include "lib/graph/builder.h"
 #include "lib/plan/planner.h"
 #include "lib/plan/size.h"
@@ -359,11 +360,11 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   CHECK(choose_attention_splits(64, 1, 32768, 132) == 64);
   // The cluster merge's owners: equal shares of whole int8 blocks within a
   // head or of whole heads, at most 8.
-  CHECK(attention_merge_owners(256, 128) == 8);  // 32 elements each
-  CHECK(attention_merge_owners(128, 128) == 4);
-  CHECK(attention_merge_owners(384, 128) == 6);  // 3 heads: 64 each
-  CHECK(attention_merge_owners(96, 96) == 3);
-  CHECK(attention_merge_owners(32, 32) == 1);
+  CHECK(kernels::attention_merge_owners(256, 128) == 8);  // 32 elements each
+  CHECK(kernels::attention_merge_owners(128, 128) == 4);
+  CHECK(kernels::attention_merge_owners(384, 128) == 6);  // 3 heads: 64 each
+  CHECK(kernels::attention_merge_owners(96, 96) == 3);
+  CHECK(kernels::attention_merge_owners(32, 32) == 1);
   // Shared memory: with the cluster merge a slot for each of 8 splits' share and m, l.
   CHECK(attention_smem_bytes(128, 2) == (2 * (4 * (128 + 2) + 2 * 64) + 8 * (32 + 2 * 2)) * 4 + 1);
   CHECK(attention_smem_bytes(128, 4) == (4 * (4 * (128 + 2) + 2 * 64) + 8 * (64 + 2 * 4)) * 4 + 1);
