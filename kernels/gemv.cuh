@@ -36,27 +36,6 @@ constexpr int kGemvMaxWarps = 16;
 #define LANEC_GEMV_PRELOAD 1
 #endif
 
-// Measurement switch (off by default; not yet timed): LANEC_GEMV_ASYNC=S
-// streams q8_0_split weights with int8 activations through S stages of
-// cp.async copies into shared memory, so each warp keeps S chunks of every
-// row in flight without holding them in registers (the loop now keeps one;
-// more in registers cost more warps than it gained, docs/performance.md).
-// Used where k is a multiple of 512 (every loop trip a whole warp of
-// chunks, 16-byte aligned scale runs) and a warp has at most 2 rows.
-#ifndef LANEC_GEMV_ASYNC
-#define LANEC_GEMV_ASYNC 0
-#endif
-constexpr int kGemvAsyncStages = LANEC_GEMV_ASYNC;
-static_assert(kGemvAsyncStages >= 0 && kGemvAsyncStages <= 8, "0 (off) to 8 stages");
-// ... and LANEC_GEMV_ASYNC_EARLY=E of those stages issued before pdl_wait()
-// (weights are constants; 1 is what the register preload does now).
-#ifndef LANEC_GEMV_ASYNC_EARLY
-#define LANEC_GEMV_ASYNC_EARLY 1
-#endif
-constexpr int kGemvAsyncEarly = LANEC_GEMV_ASYNC_EARLY;
-static_assert(kGemvAsyncStages == 0 || (kGemvAsyncEarly >= 0 && kGemvAsyncEarly < kGemvAsyncStages),
-              "at most S - 1 stages before the wait");
-
 struct GemvPart {
   const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
   float* y;               // [rows]
@@ -221,8 +200,7 @@ struct WarpRows {
 };
 
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                             bool load_first = true) {
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int slice = threadIdx.y % p.split_k;
   const int groups = blockDim.y / p.split_k;
@@ -260,135 +238,7 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
       } else {
         w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
       }
-      if (has_first && load_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
-    }
-  }
-}
-
-// cp.async (sm_80+): 16 bytes global -> shared without registers; groups of
-// copies complete in commit order.
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem) : "memory");
-#else
-  (void)smem, (void)gmem;
-  __trap();
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-// Waits until at most N of this thread's committed groups are pending.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
-// Shared memory a warp's cp.async stages take: S stages of kRows rows, a
-// 16-byte chunk a lane and the warp's 32 bytes of scales a row.
-template <int RowsPerWarp, bool Swiglu>
-__host__ __device__ constexpr int gemv_async_warp_bytes() {
-  return kGemvAsyncStages * (Swiglu ? 2 * RowsPerWarp : RowsPerWarp) * (kWarpSize + 2) * 16;
-}
-
-// Whether a launch streams its weights through cp.async stages (the same
-// answer on host and device: uniform over the grid).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__host__ __device__ constexpr bool gemv_async_applies(int k) {
-  return kGemvAsyncStages > 0 && F == WeightFormat::q8_0_split && A != Activation::f32 &&
-         (Swiglu ? 2 * RowsPerWarp : RowsPerWarp) <= 2 && k % 512 == 0;
-}
-
-// The rows' dot products with the weights streamed through this warp's
-// cp.async stages (`stage`, gemv_async_warp_bytes): chunk c = first + j *
-// stride + lane of every row in trip j. Lanes 0 and 1 copy the warp's 32
-// bytes of scales a row (16 chunk scales). The kernel issues stages
-// 0..S-2 first, LANEC_GEMV_ASYNC_EARLY of them before pdl_wait() (weights
-// are constants).
-template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-struct AsyncStages {
-  static constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
-  int4* chunks;  // [S][kRows][32]
-  int4* scales;  // [S][kRows][2]
-  int first, stride, trips;
-
-  __device__ AsyncStages(const GemvParams& p, int4* stage) {
-    const int n_chunks = p.k / gemv_chunk_elems<F>();
-    chunks = stage;
-    scales = stage + kGemvAsyncStages * kRows * kWarpSize;
-    first = (threadIdx.y % p.split_k) * kWarpSize;
-    stride = kWarpSize * p.split_k;
-    trips = first < n_chunks ? (n_chunks - first + stride - 1) / stride : 0;
-  }
-  // The stage trip j uses (the guard keeps S = 0, the switch off, compilable).
-  __device__ static int slot_of(int j) { return j % (kGemvAsyncStages > 0 ? kGemvAsyncStages : 1); }
-  // Issues trip j's copies (none past the last trip) and commits a group
-  // either way, so that group j is trip j.
-  __device__ void issue(const WarpRows<F, RowsPerWarp, Swiglu>& w, int j) const {
-    if (j < trips) {
-      const int slot = slot_of(j), base = first + j * stride, lane = threadIdx.x;
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (w.part_of[r] < 0) continue;
-        cp_async16(chunks + (slot * kRows + r) * kWarpSize + lane, w.row_ptr[r] + static_cast<size_t>(base + lane) * 16);
-        if (lane < 2)  // the warp's 16 scales: 2 bytes a 32-element block, two chunks each
-          cp_async16(scales + (slot * kRows + r) * 2 + lane, reinterpret_cast<const char*>(w.scale_ptr[r]) + base + 16 * lane);
-      }
-    }
-    cp_async_commit();
-  }
-  __device__ WChunk chunk(int j, int r) const {
-    const int slot = slot_of(j), lane = threadIdx.x;
-    WChunk c;
-    c.raw = chunks[(slot * kRows + r) * kWarpSize + lane];
-    c.scale = reinterpret_cast<const uint16_t*>(scales + (slot * kRows + r) * 2)[lane / 2];
-    return c;
-  }
-};
-
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void accumulate_async(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                                 const AsyncStages<F, RowsPerWarp, Swiglu>& st, float* acc) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
-  for (int j = 0; j < st.trips; ++j) {
-    st.issue(w, j + kGemvAsyncStages - 1);
-    const auto x = load_x<F, A>(p, st.first + j * st.stride + static_cast<int>(threadIdx.x));  // in flight with the wait
-    cp_async_wait<kGemvAsyncStages - 1>();  // trip j's copies have landed
-    __syncwarp();                           // ... lanes 0 and 1's scales too, for the whole warp
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (w.part_of[r] >= 0) acc[r] += dot_chunk<F, A>(st.chunk(j, r), x);
-    }
-    __syncwarp();  // every lane has read the slot before trip j + S refills it
-  }
-}
-
-// The rows' dot products with the weights loaded into registers: the
-// preloaded first chunk, then one chunk of every row a loop trip.
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void accumulate_registers(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                                     float* acc) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
-  const int n_chunks = p.k / gemv_chunk_elems<F>();
-  const int c0 = (threadIdx.y % p.split_k) * kWarpSize + threadIdx.x;
-  const int stride = kWarpSize * p.split_k;
-  if (c0 < n_chunks) {
-    const auto x = load_x<F, A>(p, c0);
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (w.part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
-    }
-  }
-  for (int c = c0 + stride; c < n_chunks; c += stride) {
-    const auto x = load_x<F, A>(p, c);
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (w.part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
+      if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
     }
   }
 }
@@ -398,8 +248,7 @@ __device__ __forceinline__ void accumulate_registers(const GemvParams& p, const 
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __device__ __forceinline__ void finish_rows(const GemvParams& p,
                                             const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows],
-                                            const AsyncStages<F, RowsPerWarp, Swiglu>* stages = nullptr) {
+                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
@@ -410,14 +259,22 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
   float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
-  if constexpr (kGemvAsyncStages > 0) {
-    if (stages != nullptr) {
-      accumulate_async<F, A, RowsPerWarp, Swiglu>(p, w, *stages, acc);
-    } else {
-      accumulate_registers<F, A, RowsPerWarp, Swiglu>(p, w, acc);
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  const int c0 = slice * kWarpSize + lane;
+  const int stride = kWarpSize * p.split_k;
+  if (c0 < n_chunks) {
+    const auto x = load_x<F, A>(p, c0);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
-  } else {
-    accumulate_registers<F, A, RowsPerWarp, Swiglu>(p, w, acc);
+  }
+  for (int c = c0 + stride; c < n_chunks; c += stride) {
+    const auto x = load_x<F, A>(p, c);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
+    }
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
@@ -479,19 +336,6 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
   __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
-  if constexpr (gemv_detail::gemv_async_applies<F, A, RowsPerWarp, Swiglu>(512)) {  // the switch and the shape's types
-    if (gemv_detail::gemv_async_applies<F, A, RowsPerWarp, Swiglu>(p.k)) {
-      extern __shared__ __align__(16) int4 gemv_async_stages[];  // launch_gemv sizes it
-      constexpr int kWarpInt4s = gemv_detail::gemv_async_warp_bytes<RowsPerWarp, Swiglu>() / 16;
-      const gemv_detail::AsyncStages<F, RowsPerWarp, Swiglu> stages(p, gemv_async_stages + threadIdx.y * kWarpInt4s);
-      gemv_detail::resolve_rows(p, rows, false);
-      for (int j = 0; j < kGemvAsyncEarly; ++j) stages.issue(rows, j);  // weights only
-      pdl_wait();  // before any access to what earlier launches write (see common.cuh)
-      for (int j = kGemvAsyncEarly; j < kGemvAsyncStages - 1; ++j) stages.issue(rows, j);
-      gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial, &stages);
-      return;
-    }
-  }
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
   gemv_detail::resolve_rows(p, rows);
@@ -526,15 +370,7 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  size_t smem = 0;
-  if (gemv_detail::gemv_async_applies<F, A, RowsPerWarp, Swiglu>(p.k)) {
-    smem = static_cast<size_t>(block.y) * gemv_detail::gemv_async_warp_bytes<RowsPerWarp, Swiglu>();
-    static const cudaError_t allowed = cudaFuncSetAttribute(  // past the 48 KB default: up to 16 warps
-        gemv_kernel<F, A, RowsPerWarp, Swiglu>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        kGemvMaxWarps * gemv_detail::gemv_async_warp_bytes<RowsPerWarp, Swiglu>());
-    if (allowed != cudaSuccess) return allowed;
-  }
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, smem, stream, p);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -553,7 +553,7 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, true>(512, {300, 300}, Epilogue::swiglu, 1);
   sweep_gemv_case<F, A, 2, true>(1024, {1001, 1001}, Epilogue::swiglu, 4);
   sweep_gemv_case<F, A, 4, true>(896, {4864, 4864}, Epilogue::swiglu_bias_residual, 2);
-  // Qwen3's shapes (k a multiple of 512: the cp.async stages apply under LANEC_GEMV_ASYNC).
+  // Qwen3's shapes: k 1024, 4096, 3072 (down) and 12288 (8B's down).
   sweep_gemv_case<F, A, 1, true>(1024, {513, 513}, Epilogue::swiglu, 1);
   sweep_gemv_case<F, A, 1, true>(4096, {700, 700}, Epilogue::swiglu, 2);
   sweep_gemv_case<F, A, 1, false>(3072, {333}, Epilogue::residual, 1);
