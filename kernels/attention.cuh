@@ -84,6 +84,21 @@ constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 #define LANEC_ATTN_KEYS 4
 #endif
 constexpr int kAttnMaxSplits = 64;
+// When a warp loads its keys' cache rows (LANEC_ATTN_LOADS):
+//   2 (default): the next iteration's rows before this one's are scored,
+//     kept raw (f16 runs take half the registers of their floats), so two
+//     iterations of rows are in flight a warp (96 registers a thread at
+//     head_dim 128);
+//   1: all rows of an iteration's keys before any is scored (96 registers);
+//   0: each key's K and V rows just before the key is scored (72-80).
+// Only the loads move; the arithmetic and its order are the same. Measured
+// on Qwen3-0.6B against 0: +2.3 % at an empty context and +5.5 % at 4k
+// (1: +2.7 % and +4.6 %; docs/performance.md).
+#ifndef LANEC_ATTN_LOADS
+#define LANEC_ATTN_LOADS 2
+#endif
+constexpr int kAttnLoads = LANEC_ATTN_LOADS;
+static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2");
 
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
 // clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
@@ -158,28 +173,62 @@ __device__ __forceinline__ int attention_elem(int lane, int j) {
   return lane * (HeadDim / kWarpSize) + j;
 }
 
-// This lane's run of N elements of the row at `row`, in the widest loads its
+// This lane's run of N elements of a row as loaded, in the widest loads its
 // size and alignment allow (16, 8 or 4 bytes: a run starts at lane * N
 // elements of a row, so its byte offset is a multiple of its size), else one
-// element at a time.
+// element at a time; cache_run_values converts it. Kept raw, a run of f16
+// takes half the registers of its floats, so loads of the next keys can be
+// in flight while the current ones are scored (LANEC_ATTN_LOADS=2).
 template <typename T, int N>
-__device__ __forceinline__ void load_cache_run(const T* row, int lane, float (&out)[N]) {
-  constexpr int kBytes = N * static_cast<int>(sizeof(T));
-  constexpr int kVec = kBytes % 16 == 0 ? 16 : kBytes % 8 == 0 ? 8 : kBytes % 4 == 0 ? 4 : 0;
+struct CacheRun {
+  static constexpr int kBytes = N * static_cast<int>(sizeof(T));
+  static constexpr int kVec = kBytes % 16 == 0 ? 16 : kBytes % 8 == 0 ? 8 : kBytes % 4 == 0 ? 4 : 0;
+  using Word = std::conditional_t<kVec == 16, int4, std::conditional_t<kVec == 8, int2, int>>;
+  static constexpr int kWords = kVec == 0 ? 1 : kBytes / kVec;
+  Word words[kWords];
+  T elems[kVec == 0 ? N : 1];  // the element-wise form (kVec == 0)
+};
+
+template <typename T, int N>
+__device__ __forceinline__ void load_cache_raw(const T* row, int lane, CacheRun<T, N>& r) {
+  using Run = CacheRun<T, N>;
   const T* run = row + lane * N;
-  if constexpr (kVec == 0) {
+  if constexpr (Run::kVec == 0) {
 #pragma unroll
-    for (int j = 0; j < N; ++j) out[j] = load_cache(run, static_cast<size_t>(j));
+    for (int j = 0; j < N; ++j) r.elems[j] = run[j];
   } else {
-    using Word = std::conditional_t<kVec == 16, int4, std::conditional_t<kVec == 8, int2, int>>;
-    T raw[N];
 #pragma unroll
-    for (int c = 0; c < kBytes / kVec; ++c) {
-      const Word w = __ldg(reinterpret_cast<const Word*>(run) + c);
-      memcpy(reinterpret_cast<char*>(raw) + kVec * c, &w, kVec);
-    }
+    for (int c = 0; c < Run::kWords; ++c) r.words[c] = __ldg(reinterpret_cast<const typename Run::Word*>(run) + c);
+  }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void cache_run_values(const CacheRun<T, N>& r, float (&out)[N]) {
+  using Run = CacheRun<T, N>;
+  if constexpr (Run::kVec == 0) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) out[j] = load_cache(r.elems, static_cast<size_t>(j));
+  } else {
+    T raw[N];
+    memcpy(raw, r.words, Run::kBytes);
 #pragma unroll
     for (int j = 0; j < N; ++j) out[j] = load_cache(raw, static_cast<size_t>(j));
+  }
+}
+
+// The K and V runs of keys [t, t + Keys) below t1 (rows of HeadDim
+// elements) that this lane holds.
+template <typename T, int HeadDim, int Keys>
+__device__ __forceinline__ void load_key_rows(const T* k_head, const T* v_head, int t, int t1, int lane,
+                                              CacheRun<T, HeadDim / kWarpSize> (&k_run)[Keys],
+                                              CacheRun<T, HeadDim / kWarpSize> (&v_run)[Keys]) {
+#pragma unroll
+  for (int i = 0; i < Keys; ++i) {
+    if (t + i < t1) {
+      const size_t row = static_cast<size_t>(t + i) * HeadDim;
+      load_cache_raw(k_head + row, lane, k_run[i]);
+      load_cache_raw(v_head + row, lane, v_run[i]);  // before the scores are known
+    }
   }
 }
 
@@ -407,18 +456,39 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
   // shuffle reductions are independent, so they overlap instead of forming
   // one long latency chain per key.
-  for (int t = t0 + warp * kKeys; t < t1; t += kAttnWarps * kKeys) {
+  // When the rows load: kAttnLoads (above).
+  constexpr int kStride = kAttnWarps * kKeys;
+  using Run = CacheRun<T, kPer>;
+  Run k_next[kKeys], v_next[kKeys];
+  if constexpr (kAttnLoads == 2)
+    load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, t1, lane, k_next, v_next);
+  for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
+    Run k_run[kKeys], v_run[kKeys];
+    if constexpr (kAttnLoads == 2) {
+#pragma unroll
+      for (int i = 0; i < kKeys; ++i) {
+        k_run[i] = k_next[i];
+        v_run[i] = v_next[i];
+      }
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
+    } else if constexpr (kAttnLoads == 1) {
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
+    }
     float s[kKeys][Group];
-    float v[kKeys][kPer];  // value rows loaded with the keys, before the scores are known
+    float v[kKeys][kPer];
 #pragma unroll
     for (int i = 0; i < kKeys; ++i) {
 #pragma unroll
       for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
       if (t + i < t1) {
-        const size_t row = static_cast<size_t>(t + i) * HeadDim;
+        if constexpr (kAttnLoads == 0) {
+          const size_t row = static_cast<size_t>(t + i) * HeadDim;
+          load_cache_raw(k_head + row, lane, k_run[i]);
+          load_cache_raw(v_head + row, lane, v_run[i]);
+        }
         float k[kPer];
-        load_cache_run(k_head + row, lane, k);
-        load_cache_run(v_head + row, lane, v[i]);
+        cache_run_values(k_run[i], k);
+        cache_run_values(v_run[i], v[i]);
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
 #pragma unroll
