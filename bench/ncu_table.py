@@ -56,7 +56,8 @@ def row(index, header, body):
             us = v * TO_US[u]
     text = " ".join(l.strip() for l in body)
     stall = STALL.search(text)
-    name = re.split(r"[<(]", header.group(1))[0].split("::")[-1]
+    # "void gemv_kernel<4, 2, 1, 1>(GemvParams)" -> "gemv_kernel<4, 2, 1, 1>"
+    name = re.sub(r"^void ", "", header.group(1)).split("(")[0]
     grid = "x".join(header.group(i) for i in (2, 3, 4))
     block = "x".join(header.group(i) for i in (5, 6, 7))
     fmt = lambda v, f="{:.1f}": "" if v is None else f.format(v)
@@ -72,15 +73,14 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
+    rows = [row(n, header, body) for n, (header, body) in enumerate(kernels(lines), 1)]
+    if not rows:
+        sys.exit(f"ncu_table: no profiled kernel in {sys.argv[1]}")
     print(f"ncu, {sys.argv[2]}: one step's launches one by one (clocks as they are)\n")
     print("| # | kernel | grid / block | µs | DRAM % of peak | achieved occupancy % | registers | "
           "cycles between a warp's instructions | largest stall |")
     print("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
-    n = 0
-    for n, (header, body) in enumerate(kernels(lines), 1):
-        print(row(n, header, body))
-    if n == 0:
-        sys.exit(f"ncu_table: no profiled kernel in {sys.argv[1]}")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-// Runs the built `lanec` binary (LANEC_BINARY) with arguments through the
-// shell and captures its exit code and output: end-to-end tests of the CLI.
+// Runs the built `lanec` binary (LANEC_BINARY) with arguments, or any shell
+// command, and captures its exit code and output: end-to-end tests of the
+// CLI and of the scripts' helpers.
 #pragma once
 
 #include <sys/wait.h>
@@ -15,8 +16,9 @@ struct RunResult {
   std::string output;  // stdout and stderr together
 };
 
-inline RunResult run_lanec(const std::string& args) {
-  const std::string command = std::string(LANEC_BINARY) + " " + args + " 2>&1";
+// Runs a shell command, stdout and stderr together.
+inline RunResult run_command(const std::string& shell_command) {
+  const std::string command = shell_command + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) throw std::runtime_error("popen failed: " + command);
   std::string output;
@@ -25,5 +27,7 @@ inline RunResult run_lanec(const std::string& args) {
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
+
+inline RunResult run_lanec(const std::string& args) { return run_command(std::string(LANEC_BINARY) + " " + args); }
 
 }  // namespace lanec::test
