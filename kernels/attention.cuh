@@ -190,14 +190,6 @@ __host__ __device__ constexpr int attention_key_lanes() {
   return lanes;
 }
 
-// Sum over this lane's group of Lanes lanes (a power of two, at most a warp).
-template <int Lanes>
-__device__ __forceinline__ float lane_group_sum(float v) {
-#pragma unroll
-  for (int off = Lanes / 2; off > 0; off >>= 1) v += __shfl_xor_sync(kFullMask, v, off);
-  return v;
-}
-
 // Element j of a lane's share of a head row when Lanes lanes share it (P =
 // HeadDim / Lanes a lane; `lane` is the lane's index in its group): a
 // contiguous run l P + j, so the lane loads it with vector loads (strided
@@ -541,7 +533,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #pragma unroll
     for (int i = 0; i < kKeys; ++i)
 #pragma unroll
-      for (int g = 0; g < Group; ++g) s[i][g] = lane_group_sum<kLanes>(s[i][g]);
+      for (int g = 0; g < Group; ++g) s[i][g] = lanes_sum<1, kLanes>(s[i][g]);  // over this key's lanes
 #pragma unroll
     for (int g = 0; g < Group; ++g) {
       float m_new = m[g];
@@ -569,19 +561,11 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   if constexpr (kGroups > 1) {  // the warp's groups merge their keys' softmax states
 #pragma unroll
     for (int g = 0; g < Group; ++g) {
-      float m_all = m[g];
-#pragma unroll
-      for (int off = kLanes; off < kWarpSize; off <<= 1) m_all = fmaxf(m_all, __shfl_xor_sync(kFullMask, m_all, off));
+      const float m_all = lanes_max<kLanes, kWarpSize>(m[g]);  // over the groups
       const float w = m[g] == -INFINITY ? 0.0f : expf(m[g] - m_all);
-      l[g] *= w;
+      l[g] = lanes_sum<kLanes, kWarpSize>(l[g] * w);
 #pragma unroll
-      for (int j = 0; j < kPer; ++j) acc[g][j] *= w;
-#pragma unroll
-      for (int off = kLanes; off < kWarpSize; off <<= 1) {
-        l[g] += __shfl_xor_sync(kFullMask, l[g], off);
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) acc[g][j] += __shfl_xor_sync(kFullMask, acc[g][j], off);
-      }
+      for (int j = 0; j < kPer; ++j) acc[g][j] = lanes_sum<kLanes, kWarpSize>(acc[g][j] * w);
       m[g] = m_all;
     }
   }
