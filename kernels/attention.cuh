@@ -58,15 +58,12 @@ struct AttentionParams {
 // Thread mapping: block (head group c, split s) of kAttnWarps warps; the
 // group is query heads [c*Group, (c+1)*Group). Warp w takes keys
 // t0 + Keys*w + [0, Keys), then jumps by kAttnWarps*Keys; lane l holds the
-// run of q and accumulator elements [l P, (l+1) P) (P = HeadDim/32) of every
-// query head of the group, so each key row and value row is one coalesced
-// warp-wide read that serves all Group heads. Per key and head: one shuffle
-// reduction for the score (Keys*Group of them in flight), then the
-// online-softmax update in registers. (With LANEC_ATTN_KEY_LANES below 32,
-// groups of that many lanes each take their own keys the same way and the
-// warp's groups merge at the end.) Warps merge through shared memory; the
-// output writer maps thread e to element e of the group's Group*HeadDim
-// outputs (a warp = one int8 block).
+// q and accumulator elements l + 32j (j < HeadDim/32) of every query head of
+// the group, so each key row and value row is one coalesced warp-wide read
+// that serves all Group heads. Per key and head: one shuffle reduction for
+// the score (Keys*Group of them in flight), then the online-softmax update in
+// registers. Warps merge through shared memory; the output writer maps thread
+// e to element e of the group's Group*HeadDim outputs (a warp = one int8 block).
 constexpr int kAttnWarps = 4;
 constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 // Keys a split takes at least: a block's 4 warps score 4 keys each per
@@ -87,19 +84,6 @@ constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 #define LANEC_ATTN_KEYS 4
 #endif
 constexpr int kAttnMaxSplits = 64;
-// Measurement switch (32, a whole warp a key, by default; not yet timed):
-// LANEC_ATTN_KEY_LANES=L scores each key with L lanes (8 or 16), so a warp
-// scores 32/L keys side by side and reduces each score in log2(L) shuffle
-// steps that serve all of them, where a whole warp takes 5 steps a key; the
-// softmax of 32/L keys runs in one instruction too. A lane then holds
-// head_dim/L elements of q and of every accumulator; attention_key_lanes
-// raises L back toward 32 where that would pass 32 registers of each.
-#ifndef LANEC_ATTN_KEY_LANES
-#define LANEC_ATTN_KEY_LANES 32
-#endif
-static_assert(LANEC_ATTN_KEY_LANES == 4 || LANEC_ATTN_KEY_LANES == 8 || LANEC_ATTN_KEY_LANES == 16 ||
-                  LANEC_ATTN_KEY_LANES == 32,
-              "LANEC_ATTN_KEY_LANES is 4, 8, 16 or 32");
 // When a warp loads its keys' cache rows (LANEC_ATTN_LOADS):
 //   2 (default): the next iteration's rows before this one's are scored,
 //     kept raw (f16 runs take half the registers of their floats), so two
@@ -115,6 +99,21 @@ static_assert(LANEC_ATTN_KEY_LANES == 4 || LANEC_ATTN_KEY_LANES == 8 || LANEC_AT
 #endif
 constexpr int kAttnLoads = LANEC_ATTN_LOADS;
 static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2");
+// Whether a warp's first keys' rows load before pdl_wait() (LANEC_ATTN_EARLY,
+// with LANEC_ATTN_LOADS=2). The position and every cache row but row *pos
+// were written before the launch before this one began: the previous step's
+// argmax (or the host) sets the position, a step writes only row *pos (rope
+// or the cache write, the launch just before), and a launch starts only once
+// every block of the one before it has passed its own wait. So those loads
+// overlap the previous launch, and row *pos loads after the wait. At short
+// contexts that is all of a split's rows. Measured against loading after the
+// wait: +3.9 % on Qwen3-0.6B, +1.2 % on 8B, +1.9 % on 0.6B at 4k context
+// (docs/performance.md). The callers' contract: the launch just before
+// attention writes neither the position nor any cache row but row *pos.
+#ifndef LANEC_ATTN_EARLY
+#define LANEC_ATTN_EARLY 1
+#endif
+constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
 
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
 // clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
@@ -181,22 +180,12 @@ __device__ __forceinline__ float load_cache(const T* p, size_t i) {
   }
 }
 
-// Lanes that score one key together for Group heads of HeadDim
-// (LANEC_ATTN_KEY_LANES, raised while a lane's share of q passes 32 floats).
-template <int HeadDim, int Group>
-__host__ __device__ constexpr int attention_key_lanes() {
-  int lanes = LANEC_ATTN_KEY_LANES;
-  while (lanes < kWarpSize && (HeadDim % lanes != 0 || Group * (HeadDim / lanes) > 32)) lanes *= 2;
-  return lanes;
-}
-
-// Element j of a lane's share of a head row when Lanes lanes share it (P =
-// HeadDim / Lanes a lane; `lane` is the lane's index in its group): a
-// contiguous run l P + j, so the lane loads it with vector loads (strided
+// Element j of lane `lane`'s share of a head row (P = HeadDim / 32 a lane):
+// a contiguous run l P + j, so the lane loads it with vector loads (strided
 // elements l + 32 j, one load each, measured 6 % slower at d4096).
-template <int HeadDim, int Lanes>
+template <int HeadDim>
 __device__ __forceinline__ int attention_elem(int lane, int j) {
-  return lane * (HeadDim / Lanes) + j;
+  return lane * (HeadDim / kWarpSize) + j;
 }
 
 // This lane's run of N elements of a row as loaded, in the widest loads its
@@ -243,10 +232,11 @@ __device__ __forceinline__ void cache_run_values(const CacheRun<T, N>& r, float 
 }
 
 // The K and V runs of keys [t, t + Keys) below t1 (rows of HeadDim
-// elements) that this lane holds (N elements, `lane` its index in its group).
-template <typename T, int HeadDim, int N, int Keys>
+// elements) that this lane holds.
+template <typename T, int HeadDim, int Keys>
 __device__ __forceinline__ void load_key_rows(const T* k_head, const T* v_head, int t, int t1, int lane,
-                                              CacheRun<T, N> (&k_run)[Keys], CacheRun<T, N> (&v_run)[Keys]) {
+                                              CacheRun<T, HeadDim / kWarpSize> (&k_run)[Keys],
+                                              CacheRun<T, HeadDim / kWarpSize> (&v_run)[Keys]) {
 #pragma unroll
   for (int i = 0; i < Keys; ++i) {
     if (t + i < t1) {
@@ -429,20 +419,16 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
 
 template <int HeadDim, CachePrecision C, int Group, bool Cluster>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
-  pdl_wait();  // before any global memory access (see common.cuh)
+  // Before any global memory access (see common.cuh); with kAttnEarly, the
+  // position and the rows of earlier positions load first.
+  if constexpr (!kAttnEarly) pdl_wait();
   static_assert(HeadDim % kWarpSize == 0 && HeadDim <= kAttnMaxHeadDim,
                 "head_dim must be a multiple of 32 and at most 256 (each lane holds head_dim/32 elements)");
   static_assert(Group >= 1 && Group <= kAttnMaxGroup && Group * HeadDim <= kAttnMaxGroupElems,
                 "a block serves 1..8 query heads of at most 1024 elements together");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
-  // kLanes lanes score a key (a group; kGroups groups a warp), each holding
-  // kPer elements of its rows; a group takes kKeys consecutive keys an
-  // iteration, a warp kGroups * kKeys (registers: kKeys*Group scores).
-  constexpr int kLanes = attention_key_lanes<HeadDim, Group>();
-  constexpr int kGroups = kWarpSize / kLanes;
-  constexpr int kPer = HeadDim / kLanes;
-  constexpr int kWarpKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;
-  constexpr int kKeys = kWarpKeys / kGroups > 0 ? kWarpKeys / kGroups : 1;
+  constexpr int kPer = HeadDim / kWarpSize;
+  constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
   __shared__ float sm_ml[kAttnWarps][Group][2];
   __shared__ float sm_acc[kAttnWarps][kElems];
@@ -456,26 +442,32 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  const int key_group = lane / kLanes, group_lane = lane % kLanes;
   const int h0 = blockIdx.x * Group;  // first query head of the group
   const int split = blockIdx.y;
   const int kv_head = h0 / (p.n_head / p.n_kv_head);
-  // The queries load alongside the position, not after it: two L2 round trips become one.
+  // The queries load alongside the position, not after it: two L2 round trips
+  // become one (with kAttnEarly the position loads before the wait, the
+  // queries after it).
   float q[Group][kPer], acc[Group][kPer], m[Group], l[Group];
+  auto load_queries = [&] {
 #pragma unroll
-  for (int g = 0; g < Group; ++g) {
+    for (int g = 0; g < Group; ++g) {
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim, kLanes>(group_lane, j)] * p.scale;
-      acc[g][j] = 0.0f;
+      for (int j = 0; j < kPer; ++j) {
+        q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim>(lane, j)] * p.scale;
+        acc[g][j] = 0.0f;
+      }
+      m[g] = -INFINITY;
+      l[g] = 0.0f;
     }
-    m[g] = -INFINITY;
-    l[g] = 0.0f;
-  }
-  const int len = min(*p.pos + 1, p.n_ctx);
+  };
+  if constexpr (!kAttnEarly) load_queries();
+  const int pos = *p.pos;
+  const int len = min(pos + 1, p.n_ctx);
   const int eff = attention_effective_splits(len, p.n_split);
   const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= kAttnClusterSplits);
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
+    if constexpr (kAttnEarly) pdl_wait();
     // An idle split of the merging cluster meets its barrier and merges its share.
     if (cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff)
       cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
@@ -485,18 +477,30 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
-  // Each lane group scores kKeys consecutive keys per iteration: their row
-  // loads and shuffle reductions are independent, so they overlap instead of
-  // forming one long latency chain per key. The warp's keys of an iteration
-  // start at t, this lane's group's at tk; when their rows load: kAttnLoads.
-  constexpr int kStride = kAttnWarps * kGroups * kKeys;
+  // Warp w scores kKeys consecutive keys per iteration: their row loads and
+  // shuffle reductions are independent, so they overlap instead of forming
+  // one long latency chain per key.
+  // When the rows load: kAttnLoads (above).
+  constexpr int kStride = kAttnWarps * kKeys;
   using Run = CacheRun<T, kPer>;
-  const int warp_first = t0 + warp * kGroups * kKeys, group_offset = key_group * kKeys;
   Run k_next[kKeys], v_next[kKeys];
   if constexpr (kAttnLoads == 2)
-    load_key_rows<T, HeadDim, kPer, kKeys>(k_head, v_head, warp_first + group_offset, t1, group_lane, k_next, v_next);
-  for (int t = warp_first; t < t1; t += kStride) {
-    const int tk = t + group_offset;
+    load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
+                                     k_next, v_next);
+  if constexpr (kAttnEarly) {
+    pdl_wait();
+    const int first = t0 + warp * kKeys;
+#pragma unroll
+    for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
+      if (first + i == pos && pos < t1) {
+        const size_t row = static_cast<size_t>(pos) * HeadDim;
+        load_cache_raw(k_head + row, lane, k_next[i]);
+        load_cache_raw(v_head + row, lane, v_next[i]);
+      }
+    }
+    load_queries();
+  }
+  for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
     Run k_run[kKeys], v_run[kKeys];
     if constexpr (kAttnLoads == 2) {
 #pragma unroll
@@ -504,9 +508,9 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
         k_run[i] = k_next[i];
         v_run[i] = v_next[i];
       }
-      load_key_rows<T, HeadDim, kPer, kKeys>(k_head, v_head, tk + kStride, t1, group_lane, k_next, v_next);
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
     } else if constexpr (kAttnLoads == 1) {
-      load_key_rows<T, HeadDim, kPer, kKeys>(k_head, v_head, tk, t1, group_lane, k_run, v_run);
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
     }
     float s[kKeys][Group];
     float v[kKeys][kPer];
@@ -514,11 +518,11 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     for (int i = 0; i < kKeys; ++i) {
 #pragma unroll
       for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
-      if (tk + i < t1) {
+      if (t + i < t1) {
         if constexpr (kAttnLoads == 0) {
-          const size_t row = static_cast<size_t>(tk + i) * HeadDim;
-          load_cache_raw(k_head + row, group_lane, k_run[i]);
-          load_cache_raw(v_head + row, group_lane, v_run[i]);
+          const size_t row = static_cast<size_t>(t + i) * HeadDim;
+          load_cache_raw(k_head + row, lane, k_run[i]);
+          load_cache_raw(v_head + row, lane, v_run[i]);
         }
         float k[kPer];
         cache_run_values(k_run[i], k);
@@ -533,22 +537,20 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #pragma unroll
     for (int i = 0; i < kKeys; ++i)
 #pragma unroll
-      for (int g = 0; g < Group; ++g) s[i][g] = lanes_sum<1, kLanes>(s[i][g]);  // over this key's lanes
+      for (int g = 0; g < Group; ++g) s[i][g] = warp_sum(s[i][g]);
 #pragma unroll
     for (int g = 0; g < Group; ++g) {
       float m_new = m[g];
 #pragma unroll
       for (int i = 0; i < kKeys; ++i)
-        if (tk + i < t1) m_new = fmaxf(m_new, s[i][g]);
-      // 0 on the first keys (m = -inf); a group past t1 with none yet keeps
-      // m = -inf, l = 0 (only where a warp has several groups).
-      const float correction = kGroups > 1 && m_new == -INFINITY ? 0.0f : expf(m[g] - m_new);
+        if (t + i < t1) m_new = fmaxf(m_new, s[i][g]);
+      const float correction = expf(m[g] - m_new);  // 0 on the first keys (m = -inf)
       l[g] *= correction;
 #pragma unroll
       for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
 #pragma unroll
       for (int i = 0; i < kKeys; ++i) {
-        if (tk + i >= t1) continue;
+        if (t + i >= t1) continue;
         const float weight = expf(s[i][g] - m_new);
         l[g] += weight;
 #pragma unroll
@@ -558,28 +560,14 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     }
   }
 
-  if constexpr (kGroups > 1) {  // the warp's groups merge their keys' softmax states
-#pragma unroll
-    for (int g = 0; g < Group; ++g) {
-      const float m_all = lanes_max<kLanes, kWarpSize>(m[g]);  // over the groups
-      const float w = m[g] == -INFINITY ? 0.0f : expf(m[g] - m_all);
-      l[g] = lanes_sum<kLanes, kWarpSize>(l[g] * w);
-#pragma unroll
-      for (int j = 0; j < kPer; ++j) acc[g][j] = lanes_sum<kLanes, kWarpSize>(acc[g][j] * w);
-      m[g] = m_all;
-    }
-  }
 #pragma unroll
   for (int g = 0; g < Group; ++g) {
     if (lane == 0) {
       sm_ml[warp][g][0] = m[g];
       sm_ml[warp][g][1] = l[g];
     }
-    if (kGroups == 1 || key_group == 0) {
 #pragma unroll
-      for (int j = 0; j < kPer; ++j)
-        sm_acc[warp][g * HeadDim + attention_elem<HeadDim, kLanes>(group_lane, j)] = acc[g][j];
-    }
+    for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + attention_elem<HeadDim>(lane, j)] = acc[g][j];
   }
   __syncthreads();
 
