@@ -2,6 +2,7 @@
 #include "lib/plan/verify_schedule.h"
 
 #include <set>
+#include <variant>
 
 #include "lib/common/error.h"
 
@@ -36,6 +37,25 @@ void check_params(const Launch& l) {
   }
 }
 
+// Attention loads its position and the cache rows of earlier positions
+// before its wait (kernels/attention.cuh, LANEC_ATTN_EARLY), which only the
+// launch just before it may still be writing: that launch must not write the
+// position, and may write the caches only as this step's row (rope's
+// row_write or the cache write, at the same position).
+void check_attention_predecessor(const Schedule& s, const Launch& prev, const Launch& attn) {
+  const auto& a = std::get<AttentionLaunch>(attn.params);
+  auto root = [&](const std::string& name) { return s.storage_of(name).first->name; };
+  std::string row_pos;  // the position at which prev writes a cache row, if it does
+  if (const auto* r = std::get_if<RopeLaunch>(&prev.params)) row_pos = r->pos;
+  if (const auto* w = std::get_if<KvWriteLaunch>(&prev.params)) row_pos = w->pos;
+  for (const std::string& name : prev.writes()) {
+    const std::string written = root(name);
+    if (written == root(a.pos)) bad(attn, "follows " + prev.name + ", which writes its position " + a.pos);
+    if ((written == root(a.k_cache) || written == root(a.v_cache)) && row_pos != a.pos)
+      bad(attn, "follows " + prev.name + ", which writes its cache " + name + " other than at row " + a.pos);
+  }
+}
+
 }  // namespace
 
 void verify_schedule(const Schedule& s) {
@@ -49,8 +69,10 @@ void verify_schedule(const Schedule& s) {
     LANEC_ASSERT(root->type == b.type, "view " + b.name + " changes the element type of " + root->name);
   }
   std::set<std::string> written;  // storage roots written so far
-  for (const Launch& l : s.launches) {
+  for (size_t i = 0; i < s.launches.size(); ++i) {
+    const Launch& l = s.launches[i];
     check_params(l);
+    if (i > 0 && std::holds_alternative<AttentionLaunch>(l.params)) check_attention_predecessor(s, s.launches[i - 1], l);
     for (const std::string& name : l.reads()) {
       const Buffer* b = s.find_buffer(name);
       if (!b) bad(l, "reads unknown buffer " + name);

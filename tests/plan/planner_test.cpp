@@ -2,7 +2,9 @@
 // determinism, buffers (qkv views, int8 forms, f16 caches), per-launch chip
 // parameters, refusals naming the op, and planning time at 8B shapes.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
+#include <variant>
 
 #include "kernels/limits.h"
 #include "lib/graph/builder.h"
@@ -416,6 +418,41 @@ TEST_CASE("the schedule verifier catches a launch moved before its input", "[pla
   verify_schedule(s);
   std::swap(s.launches[1], s.launches[2]);  // the QKV GEMV before the norm making its input
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("reads attn_norm_l00 before any launch writes it"));
+}
+
+// Index of the schedule's first attention launch.
+size_t first_attention(const Schedule& s) {
+  for (size_t i = 1; i < s.launches.size(); ++i)
+    if (std::holds_alternative<AttentionLaunch>(s.launches[i].params)) return i;
+  FAIL("no attention launch");
+  return 0;
+}
+
+TEST_CASE("the launch before attention writes its caches only at the step's row and never the position", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  for (const std::vector<std::string>& held : {std::vector<std::string>{}, {"row_write"}}) {
+    PlanOptions options;
+    options.held = held;
+    const Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), options).schedule;
+    verify_schedule(s);  // rope (or the cache write, row_write held) writes row pos just before
+    const size_t at = first_attention(s);
+    const auto& attn = std::get<AttentionLaunch>(s.launches[at].params);
+    CAPTURE(held, s.launches[at - 1].name);
+
+    Schedule other_row = s;  // the cache row written at another position
+    Launch& prev = other_row.launches[at - 1];
+    if (auto* r = std::get_if<RopeLaunch>(&prev.params)) r->pos = other_row.token_param();
+    if (auto* w = std::get_if<KvWriteLaunch>(&prev.params)) w->pos = other_row.token_param();
+    CHECK_THROWS_WITH(verify_schedule(other_row), Catch::Contains("other than at row " + attn.pos));
+
+    Schedule position = s;  // a launch advancing the position just before attention
+    Launch advance = *std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& l) {
+      return std::holds_alternative<ArgmaxLaunch>(l.params);
+    });
+    std::get<ArgmaxLaunch>(advance.params).logits = attn.q;  // an input written by then
+    position.launches.insert(position.launches.begin() + static_cast<std::ptrdiff_t>(at), advance);
+    CHECK_THROWS_WITH(verify_schedule(position), Catch::Contains("which writes its position " + attn.pos));
+  }
 }
 
 }  // namespace
