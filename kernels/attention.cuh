@@ -460,7 +460,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // become one (with kAttnEarly the position loads before the wait, the
   // queries after it).
   float q[Group][kPer], acc[Group][kPer], m[Group], l[Group];
-  auto load_queries = [&] {
+  auto load_queries_and_clear = [&] {  // the queries, and an empty softmax state
 #pragma unroll
     for (int g = 0; g < Group; ++g) {
 #pragma unroll
@@ -472,7 +472,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
       l[g] = 0.0f;
     }
   };
-  if constexpr (!kAttnEarly) load_queries();
+  if constexpr (!kAttnEarly) load_queries_and_clear();
   const int pos = *p.pos;
   const int len = min(pos + 1, p.n_ctx);
   const int eff = attention_effective_splits(len, p.n_split);
@@ -517,7 +517,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
         }
       }
     }
-    load_queries();
+    load_queries_and_clear();
   }
   for (int t = first; t < t1; t += kStride) {
     Run k_run[kKeys], v_run[kKeys];
