@@ -206,26 +206,17 @@ __device__ __forceinline__ bool arrived_last(int* counter, int expected) {
 
 // ---- reductions -------------------------------------------------------------
 
-// Sum (max) over the lanes whose indices differ from this lane's only in
-// the bits Lo .. Hi/2 (powers of two, Lo < Hi <= 32): <1, 32> is the whole
-// warp, <1, L> a group of L consecutive lanes, <L, 32> the same lane of
-// every such group. Every lane of the warp calls it and gets the result.
-template <int Lo, int Hi>
-__device__ __forceinline__ float lanes_sum(float v) {
+__device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
-  for (int off = Hi / 2; off >= Lo; off >>= 1) v += __shfl_xor_sync(kFullMask, v, off);
+  for (int off = kWarpSize / 2; off > 0; off >>= 1) v += __shfl_xor_sync(kFullMask, v, off);
   return v;
 }
 
-template <int Lo, int Hi>
-__device__ __forceinline__ float lanes_max(float v) {
+__device__ __forceinline__ float warp_max(float v) {
 #pragma unroll
-  for (int off = Hi / 2; off >= Lo; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, off));
+  for (int off = kWarpSize / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, off));
   return v;
 }
-
-__device__ __forceinline__ float warp_sum(float v) { return lanes_sum<1, kWarpSize>(v); }
-__device__ __forceinline__ float warp_max(float v) { return lanes_max<1, kWarpSize>(v); }
 
 // warp_max of each of a thread's N values, the N reductions side by side
 // (one chain of shuffle rounds, not N in a row).
