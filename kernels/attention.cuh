@@ -114,17 +114,6 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 #define LANEC_ATTN_EARLY 1
 #endif
 constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
-// Measurement switch (1 by default; not yet timed): LANEC_ATTN_AHEAD=D, with
-// LANEC_ATTN_LOADS=2, keeps the rows of the next D iterations in flight a
-// warp (and loads D iterations before the wait), D rounds of raw rows in
-// registers: 8 or 16 more registers a round at head_dim 128 with f16 rows.
-// For a long context whose splits take many rounds a warp (4 heads a block
-// score 2 keys a warp an iteration: 8 rounds at 64 keys a split).
-#ifndef LANEC_ATTN_AHEAD
-#define LANEC_ATTN_AHEAD 1
-#endif
-constexpr int kAttnAhead = LANEC_ATTN_AHEAD;
-static_assert(kAttnAhead >= 1 && kAttnAhead <= 4, "LANEC_ATTN_AHEAD is 1..4");
 
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
 // clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
@@ -494,49 +483,32 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // When the rows load: kAttnLoads (above).
   constexpr int kStride = kAttnWarps * kKeys;
   using Run = CacheRun<T, kPer>;
-  // ahead[a]: the rows of the iteration a + 1 past the current one (kAttnLoads == 2).
-  constexpr int kAhead = kAttnLoads == 2 ? kAttnAhead : 1;
-  Run k_ahead[kAhead][kKeys], v_ahead[kAhead][kKeys];
-  const int first = t0 + warp * kKeys;
-  if constexpr (kAttnLoads == 2) {
-#pragma unroll
-    for (int a = 0; a < kAhead; ++a)
-      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, first + a * kStride, kAttnEarly ? min(t1, pos) : t1, lane,
-                                       k_ahead[a], v_ahead[a]);
-  }
+  Run k_next[kKeys], v_next[kKeys];
+  if constexpr (kAttnLoads == 2)
+    load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
+                                     k_next, v_next);
   if constexpr (kAttnEarly) {
     pdl_wait();
+    const int first = t0 + warp * kKeys;
 #pragma unroll
-    for (int a = 0; a < kAhead; ++a) {
-#pragma unroll
-      for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
-        if (first + a * kStride + i == pos && pos < t1) {
-          const size_t row = static_cast<size_t>(pos) * HeadDim;
-          load_cache_raw(k_head + row, lane, k_ahead[a][i]);
-          load_cache_raw(v_head + row, lane, v_ahead[a][i]);
-        }
+    for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
+      if (first + i == pos && pos < t1) {
+        const size_t row = static_cast<size_t>(pos) * HeadDim;
+        load_cache_raw(k_head + row, lane, k_next[i]);
+        load_cache_raw(v_head + row, lane, v_next[i]);
       }
     }
     load_queries_and_clear();
   }
-  for (int t = first; t < t1; t += kStride) {
+  for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
     Run k_run[kKeys], v_run[kKeys];
     if constexpr (kAttnLoads == 2) {
 #pragma unroll
       for (int i = 0; i < kKeys; ++i) {
-        k_run[i] = k_ahead[0][i];
-        v_run[i] = v_ahead[0][i];
+        k_run[i] = k_next[i];
+        v_run[i] = v_next[i];
       }
-#pragma unroll
-      for (int a = 0; a + 1 < kAhead; ++a) {
-#pragma unroll
-        for (int i = 0; i < kKeys; ++i) {
-          k_ahead[a][i] = k_ahead[a + 1][i];
-          v_ahead[a][i] = v_ahead[a + 1][i];
-        }
-      }
-      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kAhead * kStride, t1, lane, k_ahead[kAhead - 1],
-                                       v_ahead[kAhead - 1]);
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
     } else if constexpr (kAttnLoads == 1) {
       load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
     }

@@ -555,6 +555,9 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 4, true>(896, {4864, 4864}, Epilogue::swiglu_bias_residual, 2);
   // Qwen3's shapes: k 1024, 4096, 3072 (down) and 12288 (8B's down).
   sweep_gemv_case<F, A, 1, true>(1024, {513, 513}, Epilogue::swiglu, 1);
+  // ... and 0.6B's at 2 rows a warp (rows_a_warp on short rows): Q/K/V parts, gate/up.
+  sweep_gemv_case<F, A, 2, false>(1024, {512, 257, 255}, Epilogue::parts3_bias, 1);
+  sweep_gemv_case<F, A, 2, true>(1024, {1537, 1537}, Epilogue::swiglu, 1);
   sweep_gemv_case<F, A, 1, true>(4096, {700, 700}, Epilogue::swiglu, 2);
   sweep_gemv_case<F, A, 1, false>(3072, {333}, Epilogue::residual, 1);
   sweep_gemv_case<F, A, 1, false>(12288, {65}, Epilogue::plain, 4);
