@@ -26,8 +26,11 @@ struct RmsNormParams {
   int8_t* out_lo;         // [n] low words of the two-word form, or nullptr (one word); Quantize only
 };
 
-// Thread mapping: blocks of kRmsNormThreads threads; thread t of every block
-// holds elements t, t + blockDim, ... (PerThread of them) in registers from
+// Thread mapping: blocks of T threads, T = n/2 rounded up to whole warps and
+// at most kRmsNormThreads (rms_norm_threads; at n 1024, 512 threads measured
+// 0.6 % faster a token on Qwen3-0.6B than 1024, and 256 no faster; at n 2048
+// 512 and 1024 ran alike, at 4096 512 was 0.2 % slower, docs/performance.md);
+// thread t of every block holds elements t, t + T, ... (PerThread of them) in registers from
 // the load to the store, and every block sums the whole vector (a few KB
 // from L2), but block j writes only element j of each thread's share, so the
 // writes and int8 blocks after the sum spread over PerThread SMs (measured
@@ -38,6 +41,11 @@ struct RmsNormParams {
 // Where h_out or out overlaps x or the residual (in place), one block does it all.
 constexpr int kRmsNormThreads = 1024;
 constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
+
+// Threads a block for a vector of n: two elements a thread up to 1024 threads.
+inline int rms_norm_threads(int n) {
+  return std::min(kRmsNormThreads, ceil_div(std::max(n, 2), 2 * kWarpSize) * kWarpSize);
+}
 
 // Whether the norm weights load before pdl_wait() (constants, like the GEMV's
 // first weight chunk: the load overlaps the previous launch).
@@ -58,7 +66,7 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
 #endif
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
-    const int i = threadIdx.x + j * kRmsNormThreads;
+    const int i = threadIdx.x + j * static_cast<int>(blockDim.x);
     w[j] = i < p.n ? p.w[i] : 0.0f;
   }
 #if LANEC_NORM_PRELOAD
@@ -68,7 +76,7 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
   float sumsq = 0.0f;
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
-    const int i = threadIdx.x + j * kRmsNormThreads;
+    const int i = threadIdx.x + j * static_cast<int>(blockDim.x);
     h[j] = 0.0f;
     if (i < p.n) {
       h[j] = p.x[i];
@@ -87,7 +95,7 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
   if constexpr (Quantize) warp_max_each(amax);
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
-    const int i = threadIdx.x + j * kRmsNormThreads;
+    const int i = threadIdx.x + j * static_cast<int>(blockDim.x);
     if (i >= p.n || !rms_norm_writes(j)) continue;
     if constexpr (AddResidual) p.h_out[i] = h[j];
     if (!Quantize || p.out != nullptr) p.out[i] = y[j];
@@ -99,7 +107,8 @@ namespace rms_norm_detail {
 
 template <bool AddResidual, bool Quantize, int PerThread>
 cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
-  if (p.n > PerThread * kRmsNormThreads) {
+  const int threads = rms_norm_threads(p.n);
+  if (p.n > PerThread * threads) {
     if constexpr (PerThread < kRmsNormMaxPerThread) return launch<AddResidual, Quantize, 2 * PerThread>(p, stream);
     return invalid_launch();
   }
@@ -109,8 +118,8 @@ cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
     return overlaps(y, p.x, p.n) || (AddResidual && overlaps(y, p.residual, p.n));
   };
   const bool in_place = (AddResidual && over_input(p.h_out)) || over_input(p.out);
-  const unsigned blocks = in_place ? 1 : static_cast<unsigned>(ceil_div(p.n, kRmsNormThreads));
-  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, blocks, kRmsNormThreads, 0, stream, p);
+  const unsigned blocks = in_place ? 1 : static_cast<unsigned>(ceil_div(p.n, threads));
+  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, blocks, threads, 0, stream, p);
 }
 
 }  // namespace rms_norm_detail

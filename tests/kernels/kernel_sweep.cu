@@ -377,8 +377,9 @@ void sweep_rms_norm_case(int n) {
 }
 
 void sweep_rms_norm() {
-  // 1..16 elements a thread (the launcher's PerThread steps), and the largest vector.
-  for (int n : {96, 896, 1000, 1056, 4096, 5120, 9728, 16384}) {
+  // 1..16 elements a thread (the launcher's PerThread steps), blocks of 32 to
+  // 1024 threads (two elements a thread up to 1024), and the largest vector.
+  for (int n : {64, 96, 896, 1000, 1024, 1056, 4096, 5120, 9728, 16384}) {
     sweep_rms_norm_case<false, false>(n);
     sweep_rms_norm_case<true, false>(n);
     if (n % kQ8Block != 0) {
