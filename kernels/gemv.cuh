@@ -243,20 +243,19 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
   }
 }
 
-// The rows' dot products over the input, the slice reduction and the
-// epilogue. All threads of the block call it (barriers inside).
+// The rows' dot products over the input and the slice reduction: the full
+// sums end in acc of lane 0 of the group's slice 0, the threads for which it
+// returns true. All threads of the block call it (a barrier inside when
+// split_k > 1).
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void finish_rows(const GemvParams& p,
-                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
+__device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
+                                         float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows],
+                                         float (&acc)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
   const int slice = ty % p.split_k;
   const int* part_of = w.part_of;
-  const int* local_row = w.local_row;
-
-  float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   const int n_chunks = p.k / gemv_chunk_elems<F>();
@@ -294,7 +293,19 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
       }
     }
   }
-  if (slice != 0 || lane != 0) return;
+  return slice == 0 && lane == 0;
+}
+
+// sum_rows and the epilogue. All threads of the block call it.
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+__device__ __forceinline__ void finish_rows(const GemvParams& p,
+                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
+                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
+  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
+  float acc[kRows];
+  if (!sum_rows<F, A, RowsPerWarp, Swiglu>(p, w, partial, acc)) return;
+  const int* part_of = w.part_of;
+  const int* local_row = w.local_row;
 
   if constexpr (Swiglu) {
 #pragma unroll
