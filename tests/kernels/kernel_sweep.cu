@@ -987,6 +987,8 @@ void sweep_attention() {
   // The planner's 64 splits past 4k rows (every partial loaded at once in the merge), f16 and f32.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, false);
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);
+  // Qwen3-8B's shape with its f16 cache (4 heads a block), at 4k rows and at a short context.
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true);
   // A head size whose lane runs fit no vector load (3 elements a lane).
   sweep_attention_ratio<96, CachePrecision::f16, 2>();
   sweep_attention_ratio<96, CachePrecision::f32, 2>();
