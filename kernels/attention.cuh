@@ -422,13 +422,14 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
 // head_dim 128 (every other shape keeps the loop below), and the kernel
 // sweep is what checks it first. A warp takes 16 keys an iteration (keys
 // t0 + 16 w + 64 i): the scores of every head of the group as two
-// mma.m16n8k16 tiles of 8 keys (A = the group's queries, rows >= Group
+// mma.m16n8k16 tiles of 8 keys (A = the group's queries, rows Group..7
 // zero; B = the keys' rows), the online softmax on the score fragments,
 // and P V as one k16 step a tile of 8 output dimensions (A = the
 // probabilities, which the score fragments already are; B = the value
 // rows). Queries and probabilities are split into f16 high and low parts
-// (x = hi + lo, two mma each), so the products keep about f32 precision;
-// accumulation is f32. Each lane loads contiguous 16-byte runs: the head
+// (x = hi + lo) that fill A's two row halves (heads in rows 0-7, their low
+// parts in rows 8-15), so one mma gives both products and they keep about
+// f32 precision; accumulation is f32. Each lane loads contiguous 16-byte runs: the head
 // dimension is permuted alike in Q and K (virtual column 2t + j of k-step
 // s is dimension 32 t + 4 s + j, and 2t + 8 + j is 32 t + 4 s + 2 + j),
 // and output tile j column n is dimension 16 n + j.
@@ -440,15 +441,18 @@ constexpr bool kAttentionUsesMma = LANEC_ATTN_MMA && HeadDim == 128 && C == Cach
 
 namespace attention_mma {
 
-// D += A B, m16n8k16, f16 inputs, f32 accumulators; A's rows 8-15 are zero.
-__device__ __forceinline__ void mma_rows8(float (&d)[4], uint32_t a0, uint32_t a2, uint32_t b0, uint32_t b1) {
+// D += A B, m16n8k16, f16 inputs, f32 accumulators. A's rows 0-7 are the
+// high parts of the group's rows and rows 8-15 their low parts (registers
+// a0, a2 and a1, a3), so d[0] + d[2] and d[1] + d[3] are the two products.
+__device__ __forceinline__ void mma_hi_lo(float (&d)[4], const uint32_t (&hi)[2], const uint32_t (&lo)[2], uint32_t b0,
+                                          uint32_t b1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
+      : "r"(hi[0]), "r"(lo[0]), "r"(hi[1]), "r"(lo[1]), "r"(b0), "r"(b1));
 #else
-  (void)d, (void)a0, (void)a2, (void)b0, (void)b1;
+  (void)d, (void)hi, (void)lo, (void)b0, (void)b1;
   __trap();
 #endif
 }
@@ -488,7 +492,8 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
   const int gq = lane >> 2;  // fragment group: a head row of A and C, a key or dimension column of B
   const int tq = lane & 3;   // thread in group
   const bool head_row = gq < Group;
-  // Q as A fragments, k-step s: registers 0 and 2 hold dimensions 32 tq + 4 s + {0,1} and {2,3}.
+  // Q as A fragments, k-step s: registers 0 and 2 hold dimensions 32 tq + 4 s + {0,1} and {2,3}
+  // (the high parts; registers 1 and 3, the low parts, are the same columns of rows 8-15).
   uint32_t q_hi[8][2], q_lo[8][2];
 #pragma unroll
   for (int s = 0; s < 8; ++s) {
@@ -498,7 +503,7 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
     split_pair(x[0], x[1], q_hi[s][0], q_lo[s][0]);
     split_pair(x[2], x[3], q_hi[s][1], q_lo[s][1]);
   }
-  float o[16][4];  // output tile j: c0, c1 = dimensions 16 (2 tq) + j and 16 (2 tq + 1) + j of head gq
+  float o[16][4];  // output tile j: c0, c1 = dimensions 16 (2 tq) + j and 16 (2 tq + 1) + j of head gq; c2, c3 low parts
 #pragma unroll
   for (int j = 0; j < 16; ++j) o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.0f;
   float m = -INFINITY, l = 0.0f;  // of head gq, the same in the 4 threads of a group
@@ -517,16 +522,17 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
 #pragma unroll
       for (int c = 0; c < 2; ++c) v_run[r][c] = load_run(v_head, t + 2 * tq + (r & 1) + 8 * (r >> 1), t1, 16 * gq + 8 * c);
 
-    float sc[2][4];  // tile: c0, c1 = keys t + 8 tile + 2 tq + {0, 1} of head gq
+    float sc[2][4];  // tile: c0, c1 = keys t + 8 tile + 2 tq + {0, 1} of head gq (c2, c3: low parts, added in)
 #pragma unroll
     for (int tile = 0; tile < 2; ++tile) {
       sc[tile][0] = sc[tile][1] = sc[tile][2] = sc[tile][3] = 0.0f;
 #pragma unroll
       for (int s = 0; s < 8; ++s) {
         const uint32_t b0 = word_of(k_run[tile][s / 2], 2 * (s % 2)), b1 = word_of(k_run[tile][s / 2], 2 * (s % 2) + 1);
-        mma_rows8(sc[tile], q_hi[s][0], q_hi[s][1], b0, b1);
-        mma_rows8(sc[tile], q_lo[s][0], q_lo[s][1], b0, b1);
+        mma_hi_lo(sc[tile], q_hi[s], q_lo[s], b0, b1);
       }
+      sc[tile][0] += sc[tile][2];  // the high and low parts' products
+      sc[tile][1] += sc[tile][3];
     }
     // Online softmax of head gq over the 16 keys (4 a thread, the group's 4 threads together).
     float mx = -INFINITY;
@@ -564,8 +570,7 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
       const int c = j / 8, w = (j % 8) / 2;
       const uint32_t b0 = __byte_perm(word_of(v_run[0][c], w), word_of(v_run[1][c], w), sel);
       const uint32_t b1 = __byte_perm(word_of(v_run[2][c], w), word_of(v_run[3][c], w), sel);
-      mma_rows8(o[j], p_hi[0], p_hi[1], b0, b1);
-      mma_rows8(o[j], p_lo[0], p_lo[1], b0, b1);
+      mma_hi_lo(o[j], p_hi, p_lo, b0, b1);
     }
   }
   l += __shfl_xor_sync(0xffffffffu, l, 1);
@@ -577,8 +582,8 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
   }
 #pragma unroll
   for (int j = 0; j < 16; ++j) {
-    acc_out[gq * 128 + 16 * (2 * tq) + j] = o[j][0];
-    acc_out[gq * 128 + 16 * (2 * tq + 1) + j] = o[j][1];
+    acc_out[gq * 128 + 16 * (2 * tq) + j] = o[j][0] + o[j][2];
+    acc_out[gq * 128 + 16 * (2 * tq + 1) + j] = o[j][1] + o[j][3];
   }
 }
 
