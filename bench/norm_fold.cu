@@ -221,29 +221,21 @@ void reset_residual(const Model& m, cudaStream_t s) {
   fill_floats<<<4, 256, 0, s>>>(m.resid[0], kHidden, 500u, -1.0f, 1.0f);
 }
 
-GemvParams output_gemv(const Model& m, int l) {
+// A one-part two-word int8 GEMV y = W x over k.
+GemvParams one_part_gemv(const uint8_t* w, float* y, int rows, int k, const Int8x2& x, int split_k) {
   GemvParams g{};
-  g.parts[0] = {m.w_o[l], m.attn_out, nullptr, nullptr, kHidden};
+  g.parts[0] = {w, y, nullptr, nullptr, rows};
   g.n_parts = 1;
-  g.k = kAttnDim;
-  g.x_qs = m.attn.qs;
-  g.x_lo = m.attn.lo;
-  g.x_d = m.attn.d;
-  g.split_k = 2;
+  g.k = k;
+  g.x_qs = x.qs;
+  g.x_lo = x.lo;
+  g.x_d = x.d;
+  g.split_k = split_k;
   return g;
 }
 
-GemvParams qkv_gemv(const Model& m, int l) {
-  GemvParams g{};
-  g.parts[0] = {m.w_qkv[l], m.qkv, nullptr, nullptr, kQkvRows};
-  g.n_parts = 1;
-  g.k = kHidden;
-  g.x_qs = m.xq.qs;
-  g.x_lo = m.xq.lo;
-  g.x_d = m.xq.d;
-  g.split_k = 1;
-  return g;
-}
+GemvParams output_gemv(const Model& m, int l) { return one_part_gemv(m.w_o[l], m.attn_out, kHidden, kAttnDim, m.attn, 2); }
+GemvParams qkv_gemv(const Model& m, int l) { return one_part_gemv(m.w_qkv[l], m.qkv, kQkvRows, kHidden, m.xq, 1); }
 
 void separate_layer(const Model& m, int l, cudaStream_t s) {
   check(launch_gemv<kF, kA, 1, false>(output_gemv(m, l), s), "output gemv");
