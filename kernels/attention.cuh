@@ -436,8 +436,9 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
 #ifndef LANEC_ATTN_MMA
 #define LANEC_ATTN_MMA 0
 #endif
+constexpr int kAttnMmaHeadDim = 128;  // the one head size the tensor-core path takes
 template <int HeadDim, CachePrecision C, int Group>
-constexpr bool kAttentionUsesMma = LANEC_ATTN_MMA && HeadDim == 128 && C == CachePrecision::f16 && Group <= 8;
+constexpr bool kAttentionUsesMma = LANEC_ATTN_MMA && HeadDim == kAttnMmaHeadDim && C == CachePrecision::f16 && Group <= 8;
 
 namespace attention_mma {
 
@@ -457,8 +458,7 @@ __device__ __forceinline__ void mma_hi_lo(float (&d)[4], const uint32_t (&hi)[2]
 #endif
 }
 
-__device__ __forceinline__ uint32_t pack_half2(float lo_elem, float hi_elem) {
-  const __half2 h = __floats2half2_rn(lo_elem, hi_elem);
+__device__ __forceinline__ uint32_t half2_word(__half2 h) {
   uint32_t u;
   memcpy(&u, &h, sizeof(u));
   return u;
@@ -466,15 +466,16 @@ __device__ __forceinline__ uint32_t pack_half2(float lo_elem, float hi_elem) {
 
 // x = hi + lo, both f16, for a pair: the high parts' word and the low parts'.
 __device__ __forceinline__ void split_pair(float x0, float x1, uint32_t& hi, uint32_t& lo) {
-  const __half h0 = __float2half_rn(x0), h1 = __float2half_rn(x1);
-  hi = pack_half2(__half2float(h0), __half2float(h1));
-  lo = pack_half2(x0 - __half2float(h0), x1 - __half2float(h1));
+  const __half2 high = __floats2half2_rn(x0, x1);
+  const float2 back = __half22float2(high);
+  hi = half2_word(high);
+  lo = half2_word(__floats2half2_rn(x0 - back.x, x1 - back.y));
 }
 
 // 16 bytes of row `row` from element `offset_halves` on, zero for a row at or past t1.
 __device__ __forceinline__ uint4 load_run(const __half* head, int row, int t1, int offset_halves) {
   if (row >= t1) return make_uint4(0u, 0u, 0u, 0u);
-  return __ldg(reinterpret_cast<const uint4*>(head + static_cast<size_t>(row) * 128 + offset_halves));
+  return __ldg(reinterpret_cast<const uint4*>(head + static_cast<size_t>(row) * kAttnMmaHeadDim + offset_halves));
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& v, int i) {
@@ -499,7 +500,7 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
   for (int s = 0; s < 8; ++s) {
     float x[4];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) x[e] = head_row ? p.q[(h0 + gq) * 128 + 32 * tq + 4 * s + e] * p.scale : 0.0f;
+    for (int e = 0; e < 4; ++e) x[e] = head_row ? p.q[(h0 + gq) * kAttnMmaHeadDim + 32 * tq + 4 * s + e] * p.scale : 0.0f;
     split_pair(x[0], x[1], q_hi[s][0], q_lo[s][0]);
     split_pair(x[2], x[3], q_hi[s][1], q_lo[s][1]);
   }
@@ -543,8 +544,8 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
         if (t + 8 * tile + 2 * tq + e >= t1) sc[tile][e] = -INFINITY;
         mx = fmaxf(mx, sc[tile][e]);
       }
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
     const float m_new = fmaxf(m, mx);  // finite: key t is valid and held by thread tq 0
     const float correction = expf(m - m_new);
     l *= correction;
@@ -573,8 +574,8 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
       mma_hi_lo(o[j], p_hi, p_lo, b0, b1);
     }
   }
-  l += __shfl_xor_sync(0xffffffffu, l, 1);
-  l += __shfl_xor_sync(0xffffffffu, l, 2);
+  l += __shfl_xor_sync(kFullMask, l, 1);
+  l += __shfl_xor_sync(kFullMask, l, 2);
   if (!head_row) return;
   if (tq == 0) {
     ml[gq][0] = m;
@@ -582,8 +583,8 @@ __device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, con
   }
 #pragma unroll
   for (int j = 0; j < 16; ++j) {
-    acc_out[gq * 128 + 16 * (2 * tq) + j] = o[j][0] + o[j][2];
-    acc_out[gq * 128 + 16 * (2 * tq + 1) + j] = o[j][1] + o[j][3];
+    acc_out[gq * kAttnMmaHeadDim + 16 * (2 * tq) + j] = o[j][0] + o[j][2];
+    acc_out[gq * kAttnMmaHeadDim + 16 * (2 * tq + 1) + j] = o[j][1] + o[j][3];
   }
 }
 
