@@ -8,7 +8,9 @@
 # Env: VARIANTS (space-separated NAME=FLAGS, flags comma-separated), e.g.
 #   VARIANTS="plain=-DLANEC_PDL=0 all-on=" bash bench/variants.sh qwen3-8b
 # A flag hold:RULE plans with --hold RULE and act:MODE with `activations: MODE`
-# instead of being passed to nvcc (same weights, a different plan).
+# instead of being passed to nvcc (same weights, a different plan);
+# split:PREFIX=N sets split_k N in every GEMV launch whose name starts with
+# PREFIX (e.g. split:gemv_q_l=4) in the emitted program before it is built.
 # VARIANTS_DEPTH=D times tg128 after a D-token prompt (plans get D + 256 cache
 # rows) instead of at an empty context, e.g. 4096 for attention changes.
 # Prints a markdown table and writes variants.md to $OUT (or the work folder).
@@ -23,18 +25,35 @@ presets=("$@")
 # Each variant is its own plan-and-build; nvcc itself appends
 # $NVCC_APPEND_FLAGS to the command lanec runs.
 build_variant() {  # build_variant PRESET NAME FLAGS
-  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" f
+  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" splits=() f
   for f in ${3//,/ }; do
     case "$f" in
       hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
+      split:*) splits+=("${f#split:}") ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
         sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
       *) nvcc_flags+=("$f") ;;
     esac
   done
   [[ -n $holds ]] && plan_args+=(--hold "$holds")
+  ((${#splits[@]})) || plan_args+=(--build)
   NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$MAX_CTX" \
-    "${plan_args[@]}" -o "$bin.cu" --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
+    "${plan_args[@]}" -o "$bin.cu" >"$bin.log" 2>&1 || { echo "build $1 $2 failed: $(tail -3 "$bin.log")"; return; }
+  ((${#splits[@]})) && build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
+}
+
+# build_with_splits BIN NVCC_FLAGS PREFIX=N...: edits the split_k of the
+# matching GEMV launches in BIN.cu and builds it with the command the
+# program's header gives.
+build_with_splits() {
+  local bin="$1" flags="$2" s cmd
+  shift 2
+  for s in "$@"; do
+    sed -i "/{  \/\/ ${s%%=*}/,/launch_gemv/ s/p\.split_k = [0-9]*;/p.split_k = ${s#*=};/" "$bin.cu"
+  done
+  cmd=$(grep -m1 '^//   nvcc ' "$bin.cu" | sed 's#^//   ##')
+  (cd "$(dirname "$bin")" && export LANEC_SRC="$ROOT" NVCC_APPEND_FLAGS="$flags" && eval "$cmd") >>"$bin.log" 2>&1 ||
+    echo "build $bin failed: $(tail -3 "$bin.log")"
 }
 
 for p in "${presets[@]}"; do

@@ -640,6 +640,17 @@ class ProgramEmitter {
 
   void emit(const Launch& l, const ElementwiseLaunch& e) {
     auto& o = out_;
+    if (!e.out_q8.empty()) {  // a SwiGLU with its int8 form: a quantize launch forming silu(gate) * up
+      LANEC_ASSERT(l.kind == LaunchKind::swiglu, l.name + ": only a SwiGLU launch writes an int8 form");
+      o << "    QuantizeParams p{};\n";
+      o << "    p.x = " << f32_ptr(e.a) << ";\n";
+      o << "    p.up = " << f32_ptr(e.b) << ";\n";
+      o << "    p.out = " << f32_ptr(e.out) << ";\n";
+      int8_outputs(e.out_q8);
+      o << "    p.n = " << e.n << ";\n";
+      launch_call("launch_quantize_q8<true>");
+      return;
+    }
     o << "    ElementwiseParams p{};\n";
     o << "    p.a = " << f32_ptr(e.a) << ";\n";
     o << "    p.b = " << f32_ptr(e.b) << ";\n";

@@ -417,179 +417,6 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
-// ---- tensor-core scoring (measurement switch LANEC_ATTN_MMA, off by default) --
-// Not yet run on a GPU: -DLANEC_ATTN_MMA=1 builds it for f16 caches at
-// head_dim 128 (every other shape keeps the loop below), and the kernel
-// sweep is what checks it first. A warp takes 16 keys an iteration (keys
-// t0 + 16 w + 64 i): the scores of every head of the group as two
-// mma.m16n8k16 tiles of 8 keys (A = the group's queries, rows Group..7
-// zero; B = the keys' rows), the online softmax on the score fragments,
-// and P V as one k16 step a tile of 8 output dimensions (A = the
-// probabilities, which the score fragments already are; B = the value
-// rows). Queries and probabilities are split into f16 high and low parts
-// (x = hi + lo) that fill A's two row halves (heads in rows 0-7, their low
-// parts in rows 8-15), so one mma gives both products and they keep about
-// f32 precision; accumulation is f32. Each lane loads contiguous 16-byte runs: the head
-// dimension is permuted alike in Q and K (virtual column 2t + j of k-step
-// s is dimension 32 t + 4 s + j, and 2t + 8 + j is 32 t + 4 s + 2 + j),
-// and output tile j column n is dimension 16 n + j.
-#ifndef LANEC_ATTN_MMA
-#define LANEC_ATTN_MMA 0
-#endif
-constexpr int kAttnMmaHeadDim = 128;  // the one head size the tensor-core path takes
-template <int HeadDim, CachePrecision C, int Group>
-constexpr bool kAttentionUsesMma = LANEC_ATTN_MMA && HeadDim == kAttnMmaHeadDim && C == CachePrecision::f16 && Group <= 8;
-
-namespace attention_mma {
-
-// D += A B, m16n8k16, f16 inputs, f32 accumulators. A's rows 0-7 are the
-// high parts of the group's rows and rows 8-15 their low parts (registers
-// a0, a2 and a1, a3), so d[0] + d[2] and d[1] + d[3] are the two products.
-__device__ __forceinline__ void mma_hi_lo(float (&d)[4], const uint32_t (&hi)[2], const uint32_t (&lo)[2], uint32_t b0,
-                                          uint32_t b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(hi[0]), "r"(lo[0]), "r"(hi[1]), "r"(lo[1]), "r"(b0), "r"(b1));
-#else
-  (void)d, (void)hi, (void)lo, (void)b0, (void)b1;
-  __trap();
-#endif
-}
-
-__device__ __forceinline__ uint32_t half2_word(__half2 h) {
-  uint32_t u;
-  memcpy(&u, &h, sizeof(u));
-  return u;
-}
-
-// x = hi + lo, both f16, for a pair: the high parts' word and the low parts'.
-__device__ __forceinline__ void split_pair(float x0, float x1, uint32_t& hi, uint32_t& lo) {
-  const __half2 high = __floats2half2_rn(x0, x1);
-  const float2 back = __half22float2(high);
-  hi = half2_word(high);
-  lo = half2_word(__floats2half2_rn(x0 - back.x, x1 - back.y));
-}
-
-// 16 bytes of row `row` from element `offset_halves` on, zero for a row at or past t1.
-__device__ __forceinline__ uint4 load_run(const __half* head, int row, int t1, int offset_halves) {
-  if (row >= t1) return make_uint4(0u, 0u, 0u, 0u);
-  return __ldg(reinterpret_cast<const uint4*>(head + static_cast<size_t>(row) * kAttnMmaHeadDim + offset_halves));
-}
-
-__device__ __forceinline__ uint32_t word_of(const uint4& v, int i) {
-  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
-
-// This warp's keys of [t0, t1): m, l and the unnormalized accumulator of
-// each head of the group, into sm_ml[warp] and sm_acc[warp] as the loop
-// below leaves them (head g, dimension d at g * 128 + d).
-template <int Group>
-__device__ __forceinline__ void score_keys(const AttentionParams& p, int h0, const __half* k_head,
-                                           const __half* v_head, int t0, int t1, int warp,
-                                           float (&ml)[Group][2], float* acc_out) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int gq = lane >> 2;  // fragment group: a head row of A and C, a key or dimension column of B
-  const int tq = lane & 3;   // thread in group
-  const bool head_row = gq < Group;
-  // Q as A fragments, k-step s: registers 0 and 2 hold dimensions 32 tq + 4 s + {0,1} and {2,3}
-  // (the high parts; registers 1 and 3, the low parts, are the same columns of rows 8-15).
-  uint32_t q_hi[8][2], q_lo[8][2];
-#pragma unroll
-  for (int s = 0; s < 8; ++s) {
-    float x[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) x[e] = head_row ? p.q[(h0 + gq) * kAttnMmaHeadDim + 32 * tq + 4 * s + e] * p.scale : 0.0f;
-    split_pair(x[0], x[1], q_hi[s][0], q_lo[s][0]);
-    split_pair(x[2], x[3], q_hi[s][1], q_lo[s][1]);
-  }
-  float o[16][4];  // output tile j: c0, c1 = dimensions 16 (2 tq) + j and 16 (2 tq + 1) + j of head gq; c2, c3 low parts
-#pragma unroll
-  for (int j = 0; j < 16; ++j) o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.0f;
-  float m = -INFINITY, l = 0.0f;  // of head gq, the same in the 4 threads of a group
-
-  for (int t = t0 + 16 * warp; t < t1; t += 16 * kAttnWarps) {
-    // K: rows t + gq (tile 0) and t + 8 + gq (tile 1), dimensions [32 tq, 32 tq + 32).
-    uint4 k_run[2][4];
-#pragma unroll
-    for (int tile = 0; tile < 2; ++tile)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) k_run[tile][c] = load_run(k_head, t + 8 * tile + gq, t1, 32 * tq + 8 * c);
-    // V: rows t + 2 tq + {0, 1, 8, 9}, dimensions [16 gq, 16 gq + 16).
-    uint4 v_run[4][2];
-#pragma unroll
-    for (int r = 0; r < 4; ++r)
-#pragma unroll
-      for (int c = 0; c < 2; ++c) v_run[r][c] = load_run(v_head, t + 2 * tq + (r & 1) + 8 * (r >> 1), t1, 16 * gq + 8 * c);
-
-    float sc[2][4];  // tile: c0, c1 = keys t + 8 tile + 2 tq + {0, 1} of head gq (c2, c3: low parts, added in)
-#pragma unroll
-    for (int tile = 0; tile < 2; ++tile) {
-      sc[tile][0] = sc[tile][1] = sc[tile][2] = sc[tile][3] = 0.0f;
-#pragma unroll
-      for (int s = 0; s < 8; ++s) {
-        const uint32_t b0 = word_of(k_run[tile][s / 2], 2 * (s % 2)), b1 = word_of(k_run[tile][s / 2], 2 * (s % 2) + 1);
-        mma_hi_lo(sc[tile], q_hi[s], q_lo[s], b0, b1);
-      }
-      sc[tile][0] += sc[tile][2];  // the high and low parts' products
-      sc[tile][1] += sc[tile][3];
-    }
-    // Online softmax of head gq over the 16 keys (4 a thread, the group's 4 threads together).
-    float mx = -INFINITY;
-#pragma unroll
-    for (int tile = 0; tile < 2; ++tile)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (t + 8 * tile + 2 * tq + e >= t1) sc[tile][e] = -INFINITY;
-        mx = fmaxf(mx, sc[tile][e]);
-      }
-    mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-    const float m_new = fmaxf(m, mx);  // finite: key t is valid and held by thread tq 0
-    const float correction = expf(m - m_new);
-    l *= correction;
-    float pr[2][2];
-#pragma unroll
-    for (int tile = 0; tile < 2; ++tile)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        pr[tile][e] = expf(sc[tile][e] - m_new);  // 0 for a key past t1
-        l += pr[tile][e];
-      }
-    m = m_new;
-    // P as the A fragment of one k16 step: keys 2 tq + {0,1} (tile 0) and 8 + 2 tq + {0,1} (tile 1).
-    uint32_t p_hi[2], p_lo[2];
-    split_pair(pr[0][0], pr[0][1], p_hi[0], p_lo[0]);
-    split_pair(pr[1][0], pr[1][1], p_hi[1], p_lo[1]);
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[j][e] *= correction;
-      // B: value rows 2 tq + {0,1} and 8 + 2 tq + {0,1} at dimension 16 gq + j.
-      const unsigned sel = (j & 1) ? 0x7632u : 0x5410u;
-      const int c = j / 8, w = (j % 8) / 2;
-      const uint32_t b0 = __byte_perm(word_of(v_run[0][c], w), word_of(v_run[1][c], w), sel);
-      const uint32_t b1 = __byte_perm(word_of(v_run[2][c], w), word_of(v_run[3][c], w), sel);
-      mma_hi_lo(o[j], p_hi, p_lo, b0, b1);
-    }
-  }
-  l += __shfl_xor_sync(kFullMask, l, 1);
-  l += __shfl_xor_sync(kFullMask, l, 2);
-  if (!head_row) return;
-  if (tq == 0) {
-    ml[gq][0] = m;
-    ml[gq][1] = l;
-  }
-#pragma unroll
-  for (int j = 0; j < 16; ++j) {
-    acc_out[gq * kAttnMmaHeadDim + 16 * (2 * tq) + j] = o[j][0] + o[j][2];
-    acc_out[gq * kAttnMmaHeadDim + 16 * (2 * tq + 1) + j] = o[j][1] + o[j][3];
-  }
-}
-
-}  // namespace attention_mma
-
 template <int HeadDim, CachePrecision C, int Group, bool Cluster>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Before any global memory access (see common.cuh); with kAttnEarly, the
@@ -650,12 +477,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
-#if LANEC_ATTN_MMA  // (a preprocessor branch: the default build is token for token the measured kernel)
-  if constexpr (kAttentionUsesMma<HeadDim, C, Group>) {
-    if constexpr (kAttnEarly) pdl_wait();
-    attention_mma::score_keys<Group>(p, h0, k_head, v_head, t0, t1, warp, sm_ml[warp], sm_acc[warp]);
-  } else {
-#endif
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
   // shuffle reductions are independent, so they overlap instead of forming
   // one long latency chain per key.
@@ -748,9 +569,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #pragma unroll
     for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + attention_elem<HeadDim>(lane, j)] = acc[g][j];
   }
-#if LANEC_ATTN_MMA
-  }  // the scoring loop
-#endif
   __syncthreads();
 
   // Thread e of the block now takes output element e (+ kAttnThreads ...) of

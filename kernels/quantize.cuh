@@ -1,8 +1,9 @@
 // Int8 activation quantization (the layout in blocks.h): for each block of 32
 // f32 values d = max|x|/127 and qs = round(x/d), and for the two-word form
 // (activations: two-pass-int8) a low word per value. Used standalone for the
-// FFN-down GEMV's input (the SwiGLU output) and fused into rms_norm and
-// attention, in both forms.
+// FFN-down GEMV's input (the SwiGLU output; with a SwiGLU input the launch
+// forms x = silu(gate) * up itself) and fused into rms_norm and attention, in
+// both forms.
 #pragma once
 
 #include "common.cuh"
@@ -39,31 +40,43 @@ __device__ __forceinline__ void quantize_block_warp(float v, int8_t* qs, float* 
 }
 
 struct QuantizeParams {
-  const float* x;   // [n]
+  const float* x;   // [n] (with a SwiGLU input: the gate)
   int8_t* out_qs;   // [n]
   float* out_d;     // [n/32]
   int n;            // a multiple of 32
   int8_t* out_lo;   // [n] low words (two-word form), or nullptr
+  const float* up;  // [n] SwiGLU input only: the up vector
+  float* out;       // [n] SwiGLU input only: silu(gate) * up in f32 too, or nullptr
 };
 
 // Thread mapping: one warp per 32-element block, lane = element (one
 // coalesced 128-byte read and 32-byte write per warp); 8 warps a block.
+// SwigluInput: the value is silu(x) * up, formed here, so the SwiGLU needs no
+// launch of its own and its gate/up GEMV no epilogue (rule glu_pair held).
 constexpr int kQuantizeThreads = 256;
 
+template <bool SwigluInput>
 __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __grid_constant__ QuantizeParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
   const int lane = threadIdx.x % kWarpSize;
   const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (block >= p.n / kQ8Block) return;  // whole warps leave together
   const int i = block * kQ8Block + lane;
-  quantize_block_warp(p.x[i], p.out_qs, p.out_d, p.out_lo, block, lane);
+  float v = p.x[i];
+  if constexpr (SwigluInput) {
+    v = silu(v) * p.up[i];
+    if (p.out != nullptr) p.out[i] = v;
+  }
+  quantize_block_warp(v, p.out_qs, p.out_d, p.out_lo, block, lane);
 }
 
-inline cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {
+template <bool SwigluInput = false>
+cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {
   if (p.n <= 0 || p.n % kQ8Block != 0) return invalid_launch();
+  if (SwigluInput && p.up == nullptr) return invalid_launch();
   const int blocks = p.n / kQ8Block;
   const int warps_per_cta = kQuantizeThreads / kWarpSize;
-  return launch_kernel(quantize_q8_kernel, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)), kQuantizeThreads, 0,
+  return launch_kernel(quantize_q8_kernel<SwigluInput>, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)), kQuantizeThreads, 0,
                        stream, p);
 }
 

@@ -359,11 +359,13 @@ void CpuScheduleExecutor::run(const AttentionLaunch& l) {
 }
 
 void CpuScheduleExecutor::run(const ElementwiseLaunch& l, LaunchKind kind) {
-  std::vector<float> a(f32_in(l.a, l.n), f32_in(l.a, l.n) + l.n);
+  const float* a = f32_in(l.a, l.n);
   const float* b = f32_in(l.b, l.n);
-  float* out = f32(l.out, l.n);
+  std::vector<float> out(static_cast<size_t>(l.n));  // out may alias a or b
   for (int64_t i = 0; i < l.n; ++i)
-    out[i] = kind == LaunchKind::add ? a[static_cast<size_t>(i)] + b[i] : silu(a[static_cast<size_t>(i)]) * b[i];
+    out[static_cast<size_t>(i)] = kind == LaunchKind::add ? a[i] + b[i] : silu(a[i]) * b[i];
+  if (!l.out.empty()) std::copy(out.begin(), out.end(), f32(l.out, l.n));
+  if (!l.out_q8.empty()) quantize_into(q8(l.out_q8), out.data(), l.n);
 }
 
 void CpuScheduleExecutor::run(const ArgmaxLaunch& l) {

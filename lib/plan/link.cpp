@@ -133,7 +133,7 @@ class Linker {
         if (a.numel() != b.numel())
           no_kernel(g_, index, "the elementwise kernel takes two vectors of one length, got " +
                                    shape_to_string(a.shape) + " and " + shape_to_string(b.shape));
-        ElementwiseLaunch p{a.name, b.name, name(op.outputs[0]), a.numel()};
+        ElementwiseLaunch p{a.name, b.name, name(op.outputs[0]), a.numel(), {}};
         return emit(n, op.kind == OpKind::add ? LaunchKind::add : LaunchKind::swiglu, p.out, p);
       }
       case OpKind::kv_write: return link_kv_write(n);
@@ -562,7 +562,10 @@ struct ParamText {
         " n_split=" + std::to_string(l.n_split) + " heads_per_block=" + std::to_string(l.heads_per_block) +
         (l.out_q8.empty() ? "" : " +int8") + (l.out.empty() ? " int8-only" : "");
   }
-  void operator()(const ElementwiseLaunch& l) { s = "n=" + std::to_string(l.n); }
+  void operator()(const ElementwiseLaunch& l) {
+    s = "n=" + std::to_string(l.n) + (l.out_q8.empty() ? "" : " +int8") +
+        (l.out.empty() && !l.out_q8.empty() ? " int8-only" : "");
+  }
   void operator()(const ArgmaxLaunch& l) {
     s = "n_vocab=" + std::to_string(l.n_vocab) + " n_blocks=" + std::to_string(l.n_blocks);
   }

@@ -118,7 +118,7 @@ struct WritesOf {
   void operator()(const AttentionLaunch& l) {
     push(w, l.out); push(w, l.out_q8); push(w, l.part_acc); push(w, l.part_ml); push(w, l.done);
   }
-  void operator()(const ElementwiseLaunch& l) { push(w, l.out); }
+  void operator()(const ElementwiseLaunch& l) { push(w, l.out); push(w, l.out_q8); }
   void operator()(const ArgmaxLaunch& l) {
     push(w, l.out); push(w, l.token); push(w, l.pos);
     push(w, l.block_value); push(w, l.block_index); push(w, l.done);

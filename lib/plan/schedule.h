@@ -157,8 +157,9 @@ struct AttentionLaunch {
 };
 
 struct ElementwiseLaunch {     // swiglu (a = gate, b = up) and add
-  std::string a, b, out;
+  std::string a, b, out;       // out empty: only the int8 form is needed
   int64_t n = 0;
+  std::string out_q8;          // swiglu: int8 form of the result; empty = none
 };
 
 struct ArgmaxLaunch {

@@ -89,6 +89,7 @@ class Sizer {
     for (Launch& l : launches) {
       if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) norm->out.clear();
       if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) attn->out.clear();
+      if (auto* glu = std::get_if<ElementwiseLaunch>(&l.params); glu && glu->out == tensor) glu->out.clear();
     }
   }
 
@@ -106,8 +107,10 @@ class Sizer {
       if (n % kQ8Block != 0)
         throw Error("no kernel for the int8 form of " + tensor + ": int8 activations come in blocks "
                     "of 32, got " + std::to_string(n) + " elements");
-      // The rms_norm or attention that makes the tensor writes its int8 form
-      // (both forms: the quantize math runs on values it holds in registers).
+      // The rms_norm, attention or SwiGLU that makes the tensor writes its
+      // int8 form (both forms: the quantize math runs on values it holds in
+      // registers). A SwiGLU launch is then a quantize launch with a SwiGLU
+      // input: one launch, where a glu_pair GEMV needs a quantize after it.
       bool fused = false;
       for (Launch& l : launches) {
         if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) {
@@ -115,6 +118,10 @@ class Sizer {
           fused = true;
         } else if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) {
           attn->out_q8 = q8;
+          fused = true;
+        } else if (auto* glu = std::get_if<ElementwiseLaunch>(&l.params);
+                   glu && l.kind == LaunchKind::swiglu && glu->out == tensor) {
+          glu->out_q8 = q8;
           fused = true;
         }
       }

@@ -65,7 +65,8 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
   CHECK(text.find("[head_norm_rope, row_write, rope_parts]") != std::string::npos);
   CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16>") != std::string::npos);
   CHECK(text.find("launch_kv_write") == std::string::npos);
-  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") != std::string::npos);
+  CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>") != std::string::npos);
+  CHECK(text.find("launch_quantize_q8<true>") != std::string::npos);  // the SwiGLU, quantized for the down GEMV
   CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
   CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
@@ -79,7 +80,11 @@ TEST_CASE("held rules and knobs show in the header and change the launches", "[e
   CHECK(text.find("// held rules:  glu_pair\n") != std::string::npos);
   CHECK(text.find("// knob file:   rtx4090.yaml\n") != std::string::npos);
   CHECK(text.find("-arch=sm_89") != std::string::npos);
-  CHECK(text.find("launch_elementwise<ElementwiseOp::swiglu>") != std::string::npos);
+  // The SwiGLU, no longer in the GEMV, is the launch that quantizes it for the down GEMV.
+  CHECK(text.find("launch_quantize_q8<true>") != std::string::npos);
+  CHECK(text.find("p.up = b.ffn_up_l00;") != std::string::npos);
+  CHECK(text.find("launch_quantize_q8(p") == std::string::npos);
+  CHECK(text.find("launch_elementwise<ElementwiseOp::swiglu>") == std::string::npos);
   CHECK(text.find("/somewhere") == std::string::npos);
 }
 

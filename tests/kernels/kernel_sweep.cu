@@ -299,6 +299,43 @@ void sweep_embed() {
   expect_refused("embed q8_0 dim=48", launch_embed<WeightFormat::q8_0, false>(p, nullptr));
 }
 
+// The SwiGLU formed by the quantize launch (glu_pair held): the f32 value
+// within float rounding of silu(gate) * up (expf against exp), and its words
+// exactly the quantization of the launch's own f32 values; int8-only too.
+void sweep_swiglu_quantize() {
+  for (int n : {32, 3072, 12288}) {
+    const auto gate = random_floats(static_cast<size_t>(n), -6.0f, 6.0f);
+    const auto up = random_floats(static_cast<size_t>(n), -3.0f, 3.0f);
+    DeviceBuffer<float> d_gate(gate), d_up(up), d_out(static_cast<size_t>(n)), d_d(static_cast<size_t>(n / kQ8Block));
+    DeviceBuffer<int8_t> d_qs(static_cast<size_t>(n)), d_lo(static_cast<size_t>(n));
+    QuantizeParams p{d_gate.get(), d_qs.get(), d_d.get(), n, d_lo.get(), d_up.get(), d_out.get()};
+    expect_ok("swiglu quantize", launch_quantize_q8<true>(p, nullptr));
+    std::vector<float> want(static_cast<size_t>(n));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = ref::silu(gate[i]) * up[i];
+    const std::vector<float> got = d_out.download();
+    check(fmt("swiglu quantize n=%d f32", n), got, want, 1e-6, 2e-6);
+    std::vector<int8_t> qs_ref(static_cast<size_t>(n)), lo_ref(static_cast<size_t>(n));
+    std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
+    ref::quantize_q8(got.data(), n, qs_ref.data(), d_ref.data());
+    ref::quantize_q8_low(got.data(), n, qs_ref.data(), d_ref.data(), lo_ref.data());
+    check(fmt("swiglu quantize n=%d d", n), d_d.download(), d_ref, 0.0, 0.0);
+    check(fmt("swiglu quantize n=%d qs", n), to_float(d_qs.download()), to_float(qs_ref), 0.0, 0.0);
+    check(fmt("swiglu quantize n=%d low words", n), to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
+    // int8 only: the same words without the f32 form.
+    DeviceBuffer<int8_t> d_qs2(static_cast<size_t>(n)), d_lo2(static_cast<size_t>(n));
+    QuantizeParams q = p;
+    q.out = nullptr;
+    q.out_qs = d_qs2.get();
+    q.out_lo = d_lo2.get();
+    expect_ok("swiglu quantize int8 only", launch_quantize_q8<true>(q, nullptr));
+    check(fmt("swiglu quantize n=%d int8 only qs", n), to_float(d_qs2.download()), to_float(qs_ref), 0.0, 0.0);
+    check(fmt("swiglu quantize n=%d int8 only low words", n), to_float(d_lo2.download()), to_float(lo_ref), 0.0, 0.0);
+  }
+  QuantizeParams missing_up{};
+  missing_up.n = 32;
+  expect_refused("swiglu quantize without an up vector", launch_quantize_q8<true>(missing_up, nullptr));
+}
+
 // ---- rms norm / quantize ------------------------------------------------------------
 
 template <bool AddResidual, bool Quantize>
@@ -402,7 +439,7 @@ void sweep_rms_norm() {
     DeviceBuffer<float> d_x(x), d_d(static_cast<size_t>(n / kQ8Block));
     DeviceBuffer<int8_t> d_qs(static_cast<size_t>(n));
     DeviceBuffer<int8_t> d_lo(static_cast<size_t>(n));
-    QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n, d_lo.get()};
+    QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n, d_lo.get(), nullptr, nullptr};
     expect_ok("quantize", launch_quantize_q8(p, nullptr));
     std::vector<int8_t> qs_ref(static_cast<size_t>(n)), lo_ref(static_cast<size_t>(n));
     std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
@@ -413,6 +450,7 @@ void sweep_rms_norm() {
     check(fmt("quantize_q8 n=%d qs", n), to_float(d_qs.download()), to_float(qs_ref), 0.0, 0.0);
     check(fmt("quantize_q8 n=%d low words", n), to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
   }
+  sweep_swiglu_quantize();
 }
 
 // ---- repack ------------------------------------------------------------------------

@@ -150,18 +150,25 @@ TEST_CASE("int8 activations: norms and attention write int8 forms, quantize laun
   CHECK(s.find_buffer("attn_l00") == nullptr);
   CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_out_l00")->params).x_q8 == "attn_l00.q8");
   CHECK(s.buffer("attn_norm_l00.q8").bytes == 64 + 2 * 4);
-  // The SwiGLU output's int8 form comes from a quantize launch (a last-block
-  // quantize in the GEMV measured slower than the launch it saves).
-  CHECK(find_launch(s, "quantize_ffn_act_l00") != nullptr);
+  // The SwiGLU output's int8 form comes from the SwiGLU launch (glu_pair
+  // declines: a last-block quantize in the GEMV measured slower than the
+  // launch it saves, and the GEMV without the epilogue streams faster).
+  CHECK(find_launch(s, "quantize_ffn_act_l00") == nullptr);
+  const auto& glu = std::get<ElementwiseLaunch>(find_launch(s, "swiglu_ffn_act_l00")->params);
+  CHECK(glu.out_q8 == "ffn_act_l00.q8");
+  CHECK(glu.out.empty());
+  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_ffn_gate_l00")->params).parts.size() == 2);
   // Two words: the same producers write them; the buffers hold both words.
   Schedule two = plan_graph(model->graph, test::test_knobs("f16", "two-pass-int8"), {}).schedule;
   CHECK(find_launch(two, "quantize_attn_norm_l00") == nullptr);
-  CHECK(find_launch(two, "quantize_ffn_act_l00") != nullptr);
+  CHECK(find_launch(two, "quantize_ffn_act_l00") == nullptr);
+  CHECK(std::get<ElementwiseLaunch>(find_launch(two, "swiglu_ffn_act_l00")->params).out_q8 == "ffn_act_l00.q8");
   CHECK(find_launch(two, "quantize_attn_l00") == nullptr);
   CHECK(std::get<AttentionLaunch>(find_launch(two, "attention_attn_l00")->params).out_q8 == "attn_l00.q8");
   CHECK(std::get<RmsNormLaunch>(find_launch(two, "rms_norm_attn_norm_l00")->params).out_q8 == "attn_norm_l00.q8");
   CHECK(two.buffer("attn_norm_l00.q8").form == BufferForm::q8x2);
-  CHECK(two.census.launches.at("quantize") == 2);
+  CHECK(two.census.launches.count("quantize") == 0);
+  CHECK(two.census.launches.at("swiglu") == 2);
   // dequant: f32 everywhere, no quantize launch.
   Schedule deq = plan_graph(model->graph, test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(deq.census.launches.count("quantize") == 0);

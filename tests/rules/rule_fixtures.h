@@ -41,20 +41,20 @@ struct RuleRun {
   }
 };
 
-inline Knobs rule_knobs() {
+inline Knobs rule_knobs(const std::string& activations = "dequant") {
   return parse_knobs(
       "chip: { name: test, arch: sm_90, sms: 132, smem_kib_per_block: 227 }\n"
-      "cache_precision: f32\nrecurrent_state: f32\nactivations: dequant\n",
+      "cache_precision: f32\nrecurrent_state: f32\nactivations: " + activations + "\n",
       "rule-test-knobs");
 }
 
 inline std::unique_ptr<RuleRun> run_rule(Graph graph, const std::string& rule,
-                                         const std::vector<std::string>& first = {}) {
+                                         const std::vector<std::string>& first = {},
+                                         const Knobs& knobs = rule_knobs()) {
   auto run = std::make_unique<RuleRun>();
   run->graph = std::move(graph);
   run->rule = rule;
   run->fused = std::make_unique<FusedGraph>(run->graph);
-  Knobs knobs = rule_knobs();
   RuleTally before;
   for (const std::string& r : first) apply_rule(*run->fused, r, knobs, before);
   run->fired = apply_rule(*run->fused, rule, knobs, run->tally);
