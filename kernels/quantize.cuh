@@ -52,7 +52,8 @@ struct QuantizeParams {
 // Thread mapping: one warp per 32-element block, lane = element (one
 // coalesced 128-byte read and 32-byte write per warp); 8 warps a block.
 // SwigluInput: the value is silu(x) * up, formed here, so the SwiGLU needs no
-// launch of its own and its gate/up GEMV no epilogue (rule glu_pair held).
+// launch of its own and its gate/up GEMV no epilogue (rule glu_pair declines
+// for it under int8 activations).
 constexpr int kQuantizeThreads = 256;
 
 template <bool SwigluInput>
@@ -76,8 +77,8 @@ cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {
   if (SwigluInput && p.up == nullptr) return invalid_launch();
   const int blocks = p.n / kQ8Block;
   const int warps_per_cta = kQuantizeThreads / kWarpSize;
-  return launch_kernel(quantize_q8_kernel<SwigluInput>, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)), kQuantizeThreads, 0,
-                       stream, p);
+  return launch_kernel(quantize_q8_kernel<SwigluInput>, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)),
+                       kQuantizeThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels
