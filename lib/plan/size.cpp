@@ -14,6 +14,7 @@ namespace {
 
 constexpr int64_t kQ8Block = 32;
 constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
+constexpr int64_t kGemvResidentWarpsPerSm = 64;  // an SM's warps at the GEMV's 32 registers (sm_80, sm_90)
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
 constexpr int64_t kKeysPerSplit = 16; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
@@ -161,7 +162,7 @@ class Sizer {
           l.rules.push_back("rows_a_warp");
         }
       }
-      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms);
+      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms, p->swiglu);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
       int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);
@@ -334,19 +335,25 @@ class Sizer {
 
 }  // namespace
 
-int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms) {
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu) {
   // Measured on an H200 (docs/kernels.md): 1 for tall matrices (16k rows and
-  // up), 2 for q8_0 otherwise, and for 16-bit/f32 weights 4 when k is long
-  // against the rows (ffn_down) or the rows are many, else 2. Then more while
+  // up), and for q8_0 already where one warp a row fills the chip's resident
+  // warps (1.7B's 12,288-row gate/up parts GEMV: +2.2 % a token at split 1;
+  // 4,096 rows lost 1.3-2.0 % there; a SwiGLU pair, two rows a warp and more
+  // registers, stayed faster at 2 up to 16k); 2 for q8_0 otherwise, and for
+  // 16-bit/f32 weights 4 when k is long against the rows (ffn_down) or the
+  // rows are many, else 2. Then more while
   // the row groups alone give fewer than kGemvWarpsPerSm warps an SM, and
   // never below two 16-byte chunks a lane (docs/performance.md: at k = 1024,
   // where split 2 leaves one chunk a lane, split 1 ran Qwen3-0.6B 3.8 %
   // faster for the SwiGLU pairs and 3.3 % more for the Q/K/V launch, while
   // at k = 2048 and 4096 split 2 stayed faster).
+  const int64_t resident_warps = static_cast<int64_t>(sms) * kGemvResidentWarpsPerSm;
   int split = 1;
-  if (rows < 16384) {
-    if (format == GgmlType::Q8_0) split = 2;
-    else split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
+  if (format == GgmlType::Q8_0) {
+    if (rows < (swiglu ? 16384 : resident_warps)) split = 2;
+  } else if (rows < 16384) {
+    split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
   }
   const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;

@@ -600,6 +600,9 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, true>(4096, {700, 700}, Epilogue::swiglu, 2);
   sweep_gemv_case<F, A, 1, false>(3072, {333}, Epilogue::residual, 1);
   sweep_gemv_case<F, A, 1, false>(12288, {65}, Epilogue::plain, 4);
+  // ... and the gate/up parts GEMVs (glu_pair declining under int8) at split 1: 1.7B's k and 8B's.
+  sweep_gemv_case<F, A, 1, false>(2048, {769, 769}, Epilogue::plain, 1);
+  sweep_gemv_case<F, A, 1, false>(4096, {700, 700}, Epilogue::plain, 1);
 }
 
 void sweep_gemv() {

@@ -228,8 +228,18 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   // 1.7B's (k 2048) and 8B's (k 4096) at 2.
   CHECK(choose_gemv_split_k(4096, 1, 1024, GgmlType::Q8_0, 132) == 1);
   CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132) == 1);
-  CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
+  // One warp a row filling the chip's resident warps (132 x 64): split 1 for
+  // plain q8_0 GEMVs (1.7B's gate/up parts, 12,288 rows), 2 below (8B's
+  // 6,144-row Q/K/V, 4,096-row output); a SwiGLU pair keeps 2 up to 16k rows.
+  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_gemv_split_k(8448, 1, 4096, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_gemv_split_k(8447, 1, 4096, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(6144, 1, 4096, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 46) == 1);  // an L4's 46 SMs: from 2,944 rows
+  CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 46) == 2);
 }
 
 TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
