@@ -335,32 +335,46 @@ class Sizer {
 
 }  // namespace
 
-int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu) {
-  // Measured on an H200 (docs/kernels.md): 1 for tall matrices (16k rows and
-  // up), and for q8_0 already where one warp a row fills the chip's resident
-  // warps (1.7B's 12,288-row gate/up parts GEMV: +2.2 % a token at split 1;
-  // 4,096 rows lost 1.3-2.0 % there; a SwiGLU pair, two rows a warp and more
-  // registers, stayed faster at 2 up to 16k); 2 for q8_0 otherwise, and for
-  // 16-bit/f32 weights 4 when k is long against the rows (ffn_down) or the
-  // rows are many, else 2. Then more while
-  // the row groups alone give fewer than kGemvWarpsPerSm warps an SM, and
-  // never below two 16-byte chunks a lane (docs/performance.md: at k = 1024,
-  // where split 2 leaves one chunk a lane, split 1 ran Qwen3-0.6B 3.8 %
-  // faster for the SwiGLU pairs and 3.3 % more for the Q/K/V launch, while
-  // at k = 2048 and 4096 split 2 stayed faster).
+namespace {
+
+// Q8_0 (measured on an H200 with int8 activations, docs/performance.md):
+// split 1 where one warp a row already fills the chip's resident warps (a
+// SwiGLU pair, two rows a warp and more registers, from 16k rows), else 2,
+// doubled while the warps still fit the resident warps once: the short-row
+// down projections of Qwen3-0.6B and 1.7B gained 1.7 % and 3.1 % a token at
+// split 4, where Qwen3-8B's (4,096 rows, 16,384 warps at 4) lost 0.9 %. Never
+// below 1.5 chunks a lane (at k 1024, split 2 leaves one, and split 1 ran
+// Qwen3-0.6B's SwiGLU pairs 3.8 % and its Q/K/V 3.3 % faster).
+int q8_0_split_k(int64_t groups, int64_t k, int sms, bool swiglu) {
   const int64_t resident_warps = static_cast<int64_t>(sms) * kGemvResidentWarpsPerSm;
+  if (groups >= (swiglu ? 16384 : resident_warps)) return 1;
+  int split = 2;
+  while (split < kGemvMaxSplit && groups * split * 2 <= resident_warps) split *= 2;
+  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(GgmlType::Q8_0) / 48);
+  while (split > max_split) split /= 2;
+  return split;
+}
+
+// 16-bit and f32 weights (docs/kernels.md): 1 for tall matrices (16k rows
+// and up), 4 when k is long against the rows (ffn_down) or the rows are
+// many, else 2; then more while the row groups give fewer than
+// kGemvWarpsPerSm warps an SM, and never below two 16-byte chunks a lane.
+int wide_split_k(int64_t rows, int64_t groups, int64_t k, GgmlType format, int sms) {
   int split = 1;
-  if (format == GgmlType::Q8_0) {
-    if (rows < (swiglu ? 16384 : resident_warps)) split = 2;
-  } else if (rows < 16384) {
-    split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
-  }
-  const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
+  if (rows < 16384) split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
   while (split < kGemvMaxSplit && groups * split < wanted) split *= 2;
   const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32 / 2);
   while (split > max_split) split /= 2;
   return split;
+}
+
+}  // namespace
+
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu) {
+  const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
+  if (format == GgmlType::Q8_0) return q8_0_split_k(groups, k, sms, swiglu);
+  return wide_split_k(rows, groups, k, format, sms);
 }
 
 int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms) {

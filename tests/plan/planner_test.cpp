@@ -240,6 +240,14 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
   CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 46) == 1);  // an L4's 46 SMs: from 2,944 rows
   CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 46) == 2);
+  // Short rows double while the warps fit the resident warps, at least 1.5
+  // chunks a lane: the down projections of 0.6B (k 3072) and 1.7B (k 6144)
+  // at 4, 8B's (4,096 rows) at 2; 1.7B's output GEMV (k 2048) stays at 2.
+  CHECK(choose_gemv_split_k(1024, 1, 3072, GgmlType::Q8_0, 132) == 4);
+  CHECK(choose_gemv_split_k(2048, 1, 6144, GgmlType::Q8_0, 132) == 4);
+  CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(1024, 1, 2048, GgmlType::Q8_0, 132) == 2);
 }
 
 TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
