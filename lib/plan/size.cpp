@@ -14,7 +14,6 @@ namespace {
 
 constexpr int64_t kQ8Block = 32;
 constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
-constexpr int64_t kGemvResidentWarpsPerSm = 64;  // an SM's warps at the GEMV's 32 registers (sm_80, sm_90)
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
 constexpr int64_t kKeysPerSplit = 16; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
@@ -162,7 +161,8 @@ class Sizer {
           l.rules.push_back("rows_a_warp");
         }
       }
-      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms, p->swiglu);
+      p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms,
+                                       resident_warps_per_sm(knobs_.arch_number()), p->swiglu);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
       int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);
@@ -345,8 +345,8 @@ namespace {
 // split 4, where Qwen3-8B's (4,096 rows, 16,384 warps at 4) lost 0.9 %. Never
 // below 1.5 chunks a lane (at k 1024, split 2 leaves one, and split 1 ran
 // Qwen3-0.6B's SwiGLU pairs 3.8 % and its Q/K/V 3.3 % faster).
-int q8_0_split_k(int64_t groups, int64_t k, int sms, bool swiglu) {
-  const int64_t resident_warps = static_cast<int64_t>(sms) * kGemvResidentWarpsPerSm;
+int q8_0_split_k(int64_t groups, int64_t k, int sms, int warps_per_sm, bool swiglu) {
+  const int64_t resident_warps = static_cast<int64_t>(sms) * warps_per_sm;
   if (groups >= (swiglu ? 16384 : resident_warps)) return 1;
   int split = 2;
   while (split < kGemvMaxSplit && groups * split * 2 <= resident_warps) split *= 2;
@@ -371,10 +371,20 @@ int wide_split_k(int64_t rows, int64_t groups, int64_t k, GgmlType format, int s
 
 }  // namespace
 
-int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu) {
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
+                        bool swiglu) {
   const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
-  if (format == GgmlType::Q8_0) return q8_0_split_k(groups, k, sms, swiglu);
+  if (format == GgmlType::Q8_0) return q8_0_split_k(groups, k, sms, warps_per_sm, swiglu);
   return wide_split_k(rows, groups, k, format, sms);
+}
+
+int resident_warps_per_sm(int arch_number) {
+  // The CUDA programming guide's "maximum number of resident warps per SM".
+  switch (arch_number) {
+    case 75: return 32;
+    case 80: case 90: case 100: case 103: return 64;
+    default: return 48;  // sm_86, sm_87, sm_89, sm_120, ...
+  }
 }
 
 int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms) {

@@ -34,9 +34,13 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
                     bool rows_a_warp_held, RuleTally& tally);
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
-// `rows`: output rows (a SwiGLU pair: the gate rows); `swiglu`: the GEMV
+// `rows`: output rows (a SwiGLU pair: the gate rows); `warps_per_sm`: the
+// chip's resident warps an SM (resident_warps_per_sm); `swiglu`: the GEMV
 // has the SwiGLU epilogue (two rows a warp).
-int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, bool swiglu = false);
+int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
+                        bool swiglu = false);
+// Resident warps an SM of compute capability arch_number (89 for sm_89).
+int resident_warps_per_sm(int arch_number);
 // Most context splits of an attention of n_head query heads served
 // heads_per_block a block (n_head / heads_per_block blocks a split).
 int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms);

@@ -217,37 +217,43 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(choose_attention_splits(32, 1, 4096, 132) == 16);
   CHECK(choose_attention_splits(32, 1, 32768, 132) == 64);
   // The measured GEMV defaults: tall 1, square q8_0 2, ffn_down 16-bit 4.
-  CHECK(choose_gemv_split_k(151936, 1, 4096, GgmlType::Q8_0, 132) == 1);
-  CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::F16, 132) == 4);
-  CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::BF16, 132) == 2);
+  CHECK(choose_gemv_split_k(151936, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::F16, 132, 64) == 4);
+  CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::BF16, 132, 64) == 2);
   // Few rows: split more to fill the chip, but never below two chunks a lane.
-  CHECK(choose_gemv_split_k(512, 1, 4096, GgmlType::Q8_0, 132) == 4);
-  CHECK(choose_gemv_split_k(512, 1, 64, GgmlType::Q8_0, 132) == 1);
+  CHECK(choose_gemv_split_k(512, 1, 4096, GgmlType::Q8_0, 132, 64) == 4);
+  CHECK(choose_gemv_split_k(512, 1, 64, GgmlType::Q8_0, 132, 64) == 1);
   // Two chunks a lane: Qwen3-0.6B's Q/K/V and gate/up (k 1024) at split 1,
   // 1.7B's (k 2048) and 8B's (k 4096) at 2.
-  CHECK(choose_gemv_split_k(4096, 1, 1024, GgmlType::Q8_0, 132) == 1);
-  CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132) == 1);
-  CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
-  CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
+  CHECK(choose_gemv_split_k(4096, 1, 1024, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132, 64, /*swiglu=*/true) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132, 64, /*swiglu=*/true) == 2);
   // One warp a row filling the chip's resident warps (132 x 64): split 1 for
   // plain q8_0 GEMVs (1.7B's gate/up parts, 12,288 rows), 2 below (8B's
   // 6,144-row Q/K/V, 4,096-row output); a SwiGLU pair keeps 2 up to 16k rows.
-  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132) == 1);
-  CHECK(choose_gemv_split_k(8448, 1, 4096, GgmlType::Q8_0, 132) == 1);
-  CHECK(choose_gemv_split_k(8447, 1, 4096, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(6144, 1, 4096, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, /*swiglu=*/true) == 2);
-  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 46) == 1);  // an L4's 46 SMs: from 2,944 rows
-  CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 46) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(8448, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(8447, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(6144, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, 64, /*swiglu=*/true) == 2);
+  // An L4 (58 SMs of 48 warps): split 1 from 2,784 rows.
+  CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 1);
+  CHECK(choose_gemv_split_k(2784, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 1);
+  CHECK(choose_gemv_split_k(2783, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 2);
+  CHECK(resident_warps_per_sm(90) == 64);
+  CHECK(resident_warps_per_sm(80) == 64);
+  CHECK(resident_warps_per_sm(89) == 48);
+  CHECK(resident_warps_per_sm(75) == 32);
   // Short rows double while the warps fit the resident warps, at least 1.5
   // chunks a lane: the down projections of 0.6B (k 3072) and 1.7B (k 6144)
   // at 4, 8B's (4,096 rows) at 2; 1.7B's output GEMV (k 2048) stays at 2.
-  CHECK(choose_gemv_split_k(1024, 1, 3072, GgmlType::Q8_0, 132) == 4);
-  CHECK(choose_gemv_split_k(2048, 1, 6144, GgmlType::Q8_0, 132) == 4);
-  CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 132) == 2);
-  CHECK(choose_gemv_split_k(1024, 1, 2048, GgmlType::Q8_0, 132) == 2);
+  CHECK(choose_gemv_split_k(1024, 1, 3072, GgmlType::Q8_0, 132, 64) == 4);
+  CHECK(choose_gemv_split_k(2048, 1, 6144, GgmlType::Q8_0, 132, 64) == 4);
+  CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(1024, 1, 2048, GgmlType::Q8_0, 132, 64) == 2);
 }
 
 TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
