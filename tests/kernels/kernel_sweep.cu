@@ -299,9 +299,33 @@ void sweep_embed() {
   expect_refused("embed q8_0 dim=48", launch_embed<WeightFormat::q8_0, false>(p, nullptr));
 }
 
-// The SwiGLU formed by the quantize launch (glu_pair held): the f32 value
-// within float rounding of silu(gate) * up (expf against exp), and its words
-// exactly the quantization of the launch's own f32 values; int8-only too.
+// The two-word int8 form of x as the reference quantizes it.
+struct Int8Words {
+  std::vector<int8_t> qs, lo;
+  std::vector<float> d;
+};
+
+Int8Words reference_words(const std::vector<float>& x) {
+  const int n = static_cast<int>(x.size());
+  Int8Words w{std::vector<int8_t>(x.size()), std::vector<int8_t>(x.size()),
+              std::vector<float>(x.size() / kQ8Block)};
+  ref::quantize_q8(x.data(), n, w.qs.data(), w.d.data());
+  ref::quantize_q8_low(x.data(), n, w.qs.data(), w.d.data(), w.lo.data());
+  return w;
+}
+
+// A launch's words and scales against `want`, exactly: the same IEEE
+// division, fused multiply-add and rounding on both sides.
+void check_words(const std::string& tag, const Int8Words& want, const DeviceBuffer<int8_t>& qs,
+                 const DeviceBuffer<int8_t>& lo, const DeviceBuffer<float>& d) {
+  check(tag + " d", d.download(), want.d, 0.0, 0.0);
+  check(tag + " qs", to_float(qs.download()), to_float(want.qs), 0.0, 0.0);
+  check(tag + " low words", to_float(lo.download()), to_float(want.lo), 0.0, 0.0);
+}
+
+// The SwiGLU formed by the quantize launch (where glu_pair declines): the f32
+// value within float rounding of silu(gate) * up (expf against exp), and its
+// words exactly the quantization of the launch's own f32 values; int8-only too.
 void sweep_swiglu_quantize() {
   for (int n : {32, 3072, 12288}) {
     const auto gate = random_floats(static_cast<size_t>(n), -6.0f, 6.0f);
@@ -314,22 +338,18 @@ void sweep_swiglu_quantize() {
     for (size_t i = 0; i < want.size(); ++i) want[i] = ref::silu(gate[i]) * up[i];
     const std::vector<float> got = d_out.download();
     check(fmt("swiglu quantize n=%d f32", n), got, want, 1e-6, 2e-6);
-    std::vector<int8_t> qs_ref(static_cast<size_t>(n)), lo_ref(static_cast<size_t>(n));
-    std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
-    ref::quantize_q8(got.data(), n, qs_ref.data(), d_ref.data());
-    ref::quantize_q8_low(got.data(), n, qs_ref.data(), d_ref.data(), lo_ref.data());
-    check(fmt("swiglu quantize n=%d d", n), d_d.download(), d_ref, 0.0, 0.0);
-    check(fmt("swiglu quantize n=%d qs", n), to_float(d_qs.download()), to_float(qs_ref), 0.0, 0.0);
-    check(fmt("swiglu quantize n=%d low words", n), to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
+    const Int8Words words = reference_words(got);
+    check_words(fmt("swiglu quantize n=%d", n), words, d_qs, d_lo, d_d);
     // int8 only: the same words without the f32 form.
     DeviceBuffer<int8_t> d_qs2(static_cast<size_t>(n)), d_lo2(static_cast<size_t>(n));
+    DeviceBuffer<float> d_d2(static_cast<size_t>(n / kQ8Block));
     QuantizeParams q = p;
     q.out = nullptr;
     q.out_qs = d_qs2.get();
     q.out_lo = d_lo2.get();
+    q.out_d = d_d2.get();
     expect_ok("swiglu quantize int8 only", launch_quantize_q8<true>(q, nullptr));
-    check(fmt("swiglu quantize n=%d int8 only qs", n), to_float(d_qs2.download()), to_float(qs_ref), 0.0, 0.0);
-    check(fmt("swiglu quantize n=%d int8 only low words", n), to_float(d_lo2.download()), to_float(lo_ref), 0.0, 0.0);
+    check_words(fmt("swiglu quantize n=%d int8 only", n), words, d_qs2, d_lo2, d_d2);
   }
   QuantizeParams missing_up{};
   missing_up.n = 32;
@@ -441,14 +461,7 @@ void sweep_rms_norm() {
     DeviceBuffer<int8_t> d_lo(static_cast<size_t>(n));
     QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n, d_lo.get(), nullptr, nullptr};
     expect_ok("quantize", launch_quantize_q8(p, nullptr));
-    std::vector<int8_t> qs_ref(static_cast<size_t>(n)), lo_ref(static_cast<size_t>(n));
-    std::vector<float> d_ref(static_cast<size_t>(n / kQ8Block));
-    ref::quantize_q8(x.data(), n, qs_ref.data(), d_ref.data());
-    ref::quantize_q8_low(x.data(), n, qs_ref.data(), d_ref.data(), lo_ref.data());
-    // Same IEEE division, fused multiply-add and rounding on both sides: exact.
-    check(fmt("quantize_q8 n=%d d", n), d_d.download(), d_ref, 0.0, 0.0);
-    check(fmt("quantize_q8 n=%d qs", n), to_float(d_qs.download()), to_float(qs_ref), 0.0, 0.0);
-    check(fmt("quantize_q8 n=%d low words", n), to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
+    check_words(fmt("quantize_q8 n=%d", n), reference_words(x), d_qs, d_lo, d_d);
   }
   sweep_swiglu_quantize();
 }
