@@ -342,16 +342,22 @@ namespace {
 // SwiGLU pair, two rows a warp and more registers, from 16k rows), else 2,
 // doubled while the warps still fit the resident warps once: the short-row
 // down projections of Qwen3-0.6B and 1.7B gained 1.7 % and 3.1 % a token at
-// split 4, where Qwen3-8B's (4,096 rows, 16,384 warps at 4) lost 0.9 %. Never
-// below 1.5 chunks a lane (at k 1024, split 2 leaves one, and split 1 ran
-// Qwen3-0.6B's SwiGLU pairs 3.8 % and its Q/K/V 3.3 % faster).
+// split 4, where Qwen3-8B's (4,096 rows, 16,384 warps at 4) lost 0.9 %. At
+// least 1.5 chunks a lane, or one while the warps fill at most half the
+// chip: one chunk a lane lost with many warps (Qwen3-0.6B's Q/K/V at split
+// 2, 8,192 warps: -3.3 %; 1.7B's output GEMV at 4: -1.8 %) and paid with few
+// (0.6B's output GEMV at 4, 4,096 warps: +1.1 %).
 int q8_0_split_k(int64_t groups, int64_t k, int sms, int warps_per_sm, bool swiglu) {
   const int64_t resident_warps = static_cast<int64_t>(sms) * warps_per_sm;
   if (groups >= (swiglu ? 16384 : resident_warps)) return 1;
   int split = 2;
   while (split < kGemvMaxSplit && groups * split * 2 <= resident_warps) split *= 2;
-  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(GgmlType::Q8_0) / 48);
-  while (split > max_split) split /= 2;
+  const int64_t chunks = k / chunk_elems(GgmlType::Q8_0);  // 16-byte chunks a row
+  auto lanes_busy = [&](int s) {
+    const int64_t lane_slots = 32 * static_cast<int64_t>(s);  // a warp's lanes over the split
+    return 2 * chunks >= 3 * lane_slots || (chunks >= lane_slots && 2 * groups * s <= resident_warps);
+  };
+  while (split > 1 && !lanes_busy(split)) split /= 2;
   return split;
 }
 

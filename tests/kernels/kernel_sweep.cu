@@ -616,8 +616,10 @@ void sweep_gemv_format() {
   // ... and the gate/up parts GEMVs (glu_pair declining under int8) at split 1: 1.7B's k and 8B's.
   sweep_gemv_case<F, A, 1, false>(2048, {769, 769}, Epilogue::plain, 1);
   sweep_gemv_case<F, A, 1, false>(4096, {700, 700}, Epilogue::plain, 1);
-  // ... and the down projections of 0.6B (1.5 chunks a lane) and 1.7B at split 4.
+  // ... and the down projections of 0.6B (1.5 chunks a lane) and 1.7B, and
+  // 0.6B's output GEMV (one chunk a lane), at split 4.
   sweep_gemv_case<F, A, 1, false>(3072, {1024}, Epilogue::plain, 4);
+  sweep_gemv_case<F, A, 1, false>(2048, {1024}, Epilogue::plain, 4);
   sweep_gemv_case<F, A, 1, false>(6144, {2048}, Epilogue::plain, 4);
 }
 

@@ -221,8 +221,9 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
   CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::F16, 132, 64) == 4);
   CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::BF16, 132, 64) == 2);
-  // Few rows: split more to fill the chip, but never below two chunks a lane.
-  CHECK(choose_gemv_split_k(512, 1, 4096, GgmlType::Q8_0, 132, 64) == 4);
+  // Few rows: split more to fill the chip; one chunk a lane while the warps
+  // fill at most half of it.
+  CHECK(choose_gemv_split_k(512, 1, 4096, GgmlType::Q8_0, 132, 64) == 8);
   CHECK(choose_gemv_split_k(512, 1, 64, GgmlType::Q8_0, 132, 64) == 1);
   // Two chunks a lane: Qwen3-0.6B's Q/K/V and gate/up (k 1024) at split 1,
   // 1.7B's (k 2048) and 8B's (k 4096) at 2.
@@ -247,13 +248,19 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(resident_warps_per_sm(89) == 48);
   CHECK(resident_warps_per_sm(75) == 32);
   // Short rows double while the warps fit the resident warps, at least 1.5
-  // chunks a lane: the down projections of 0.6B (k 3072) and 1.7B (k 6144)
-  // at 4, 8B's (4,096 rows) at 2; 1.7B's output GEMV (k 2048) stays at 2.
+  // chunks a lane (one while the warps fill at most half the chip): the down
+  // projections of 0.6B (k 3072) and 1.7B (k 6144) at 4, 8B's (4,096 rows)
+  // at 2; the output GEMVs (k 2048) of 0.6B at 4 (4,096 warps, one chunk a
+  // lane) and of 1.7B at 2 (8,192 warps would be more than half).
   CHECK(choose_gemv_split_k(1024, 1, 3072, GgmlType::Q8_0, 132, 64) == 4);
   CHECK(choose_gemv_split_k(2048, 1, 6144, GgmlType::Q8_0, 132, 64) == 4);
   CHECK(choose_gemv_split_k(4096, 1, 12288, GgmlType::Q8_0, 132, 64) == 2);
   CHECK(choose_gemv_split_k(2048, 1, 2048, GgmlType::Q8_0, 132, 64) == 2);
-  CHECK(choose_gemv_split_k(1024, 1, 2048, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(1024, 1, 2048, GgmlType::Q8_0, 132, 64) == 4);
+  // 0.6B's Q/K/V and gate/up (k 1024): one chunk a lane at split 2, with
+  // 8,192 and more warps: split 1.
+  CHECK(choose_gemv_split_k(4096, 1, 1024, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(6144, 1, 1024, GgmlType::Q8_0, 132, 64) == 1);
 }
 
 TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
