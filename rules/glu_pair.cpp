@@ -2,6 +2,8 @@
 // epilogue (math in rules/glu_pair.h).
 #include "rules/glu_pair.h"
 
+#include "lib/plan/schedule.h"
+
 namespace lanec {
 namespace {
 
@@ -59,19 +61,21 @@ class GluPairRule : public FusionRule {
                " is also read by " + (others.empty() ? std::string("the graph outputs") : others);
     }
     if (auto blocked = g.merge_blocker(site.nodes)) return *blocked;
-    if (context.knobs.activations != ActivationNumerics::dequant && read_by_int8_gemv(g, glu.outputs[0]))
+    if (read_by_int8_gemv(g, glu.outputs[0], context.knobs))
       return std::string(
           "the SwiGLU output is quantized for an int8 GEMV: its quantize launch forms the SwiGLU, and "
           "gate and up stream one row a warp (measured faster)");
     return std::nullopt;
   }
 
-  // Whether a GEMV over q8_0 weights reads t (under int8 activations it reads
-  // t's int8 form, which a launch of its own makes).
-  static bool read_by_int8_gemv(const FusedGraph& g, TensorId t) {
+  // Whether a GEMV with int8 activations reads t (it reads t's int8 form,
+  // which a launch of its own makes).
+  static bool read_by_int8_gemv(const FusedGraph& g, TensorId t, const Knobs& knobs) {
     for (int reader : g.readers(t))
       for (const Op* mm : matmuls_of(g, g.node(reader)))
-        if (mm->inputs[0] == t && g.graph().tensor(mm->inputs[1]).type == GgmlType::Q8_0) return true;
+        if (mm->inputs[0] == t &&
+            gemv_numerics(g.graph().tensor(mm->inputs[1]).type, knobs.activations) != GemvNumerics::f32)
+          return true;
     return false;
   }
 

@@ -264,8 +264,8 @@ class Linker {
       p.parts[1].y.clear();
       p.swiglu = true;
     }
-    if (p.format == GgmlType::Q8_0 && knobs_.activations != ActivationNumerics::dequant) {
-      p.numerics = knobs_.activations == ActivationNumerics::two_pass_int8 ? GemvNumerics::int8x2 : GemvNumerics::int8;
+    p.numerics = gemv_numerics(p.format, knobs_.activations);
+    if (p.numerics != GemvNumerics::f32) {
       p.x_q8 = int8_form_of(x.name);
     } else {
       p.x = x.name;

@@ -39,6 +39,11 @@ const char* gemv_numerics_name(GemvNumerics numerics) {
   }
 }
 
+GemvNumerics gemv_numerics(GgmlType format, ActivationNumerics activations) {
+  if (format != GgmlType::Q8_0 || activations == ActivationNumerics::dequant) return GemvNumerics::f32;
+  return activations == ActivationNumerics::two_pass_int8 ? GemvNumerics::int8x2 : GemvNumerics::int8;
+}
+
 const char* buffer_role_name(BufferRole role) {
   switch (role) {
     case BufferRole::param: return "param";

@@ -55,6 +55,9 @@ const std::vector<LaunchKind>& all_launch_kinds();
 // high and a low byte per element (BufferForm::q8x2), two dp4a passes.
 enum class GemvNumerics : uint8_t { f32, int8, int8x2 };
 const char* gemv_numerics_name(GemvNumerics numerics);
+// The numerics of a GEMV over weights of `format`: int8 activations (one or
+// two words) only with q8_0 weights, as the knobs ask.
+GemvNumerics gemv_numerics(GgmlType format, ActivationNumerics activations);
 
 // ---- per-kind launch parameters -------------------------------------------
 

@@ -347,9 +347,9 @@ namespace {
 // chip: one chunk a lane lost with many warps (Qwen3-0.6B's Q/K/V at split
 // 2, 8,192 warps: -3.3 %; 1.7B's output GEMV at 4: -1.8 %) and paid with few
 // (0.6B's output GEMV at 4, 4,096 warps: +1.1 %).
-int q8_0_split_k(int64_t groups, int64_t k, int sms, int warps_per_sm, bool swiglu) {
+int q8_0_split_k(int64_t rows, int64_t groups, int64_t k, int sms, int warps_per_sm, bool swiglu) {
   const int64_t resident_warps = static_cast<int64_t>(sms) * warps_per_sm;
-  if (groups >= (swiglu ? 16384 : resident_warps)) return 1;
+  if (swiglu ? rows >= 16384 : groups >= resident_warps) return 1;
   int split = 2;
   while (split < kGemvMaxSplit && groups * split * 2 <= resident_warps) split *= 2;
   const int64_t chunks = k / chunk_elems(GgmlType::Q8_0);  // 16-byte chunks a row
@@ -380,7 +380,7 @@ int wide_split_k(int64_t rows, int64_t groups, int64_t k, GgmlType format, int s
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
                         bool swiglu) {
   const int64_t groups = (rows + rows_per_warp - 1) / rows_per_warp;
-  if (format == GgmlType::Q8_0) return q8_0_split_k(groups, k, sms, warps_per_sm, swiglu);
+  if (format == GgmlType::Q8_0) return q8_0_split_k(rows, groups, k, sms, warps_per_sm, swiglu);
   return wide_split_k(rows, groups, k, format, sms);
 }
 
