@@ -231,18 +231,19 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(choose_gemv_split_k(3072, 1, 1024, GgmlType::Q8_0, 132, 64) == 1);
   CHECK(choose_gemv_split_k(6144, 1, 2048, GgmlType::Q8_0, 132, 64, /*swiglu=*/true) == 2);
   CHECK(choose_gemv_split_k(12288, 1, 4096, GgmlType::Q8_0, 132, 64, /*swiglu=*/true) == 2);
-  // One warp a row filling the chip's resident warps (132 x 64): split 1 for
-  // plain q8_0 GEMVs (1.7B's gate/up parts, 12,288 rows), 2 below (8B's
-  // 6,144-row Q/K/V, 4,096-row output); a SwiGLU pair keeps 2 up to 16k rows.
+  // One warp a row filling two thirds of the chip's resident warps (132 x 64
+  // = 8,448; from 5,632 rows): split 1 for plain q8_0 GEMVs (1.7B's gate/up
+  // parts, 12,288 rows; 8B's 6,144-row Q/K/V), 2 below (4,096-row Q/K/V and
+  // output GEMVs); a SwiGLU pair keeps 2 up to 16k rows.
   CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, 64) == 1);
-  CHECK(choose_gemv_split_k(8448, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
-  CHECK(choose_gemv_split_k(8447, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
-  CHECK(choose_gemv_split_k(6144, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
+  CHECK(choose_gemv_split_k(6144, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(5632, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
+  CHECK(choose_gemv_split_k(5631, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
   CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 132, 64, /*swiglu=*/true) == 2);
-  // An L4 (58 SMs of 48 warps): split 1 from 2,784 rows.
+  // An L4 (58 SMs of 48 warps = 2,784): split 1 from 1,856 rows.
   CHECK(choose_gemv_split_k(12288, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 1);
-  CHECK(choose_gemv_split_k(2784, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 1);
-  CHECK(choose_gemv_split_k(2783, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 2);
+  CHECK(choose_gemv_split_k(1856, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 1);
+  CHECK(choose_gemv_split_k(1855, 1, 2048, GgmlType::Q8_0, 58, resident_warps_per_sm(89)) == 2);
   CHECK(resident_warps_per_sm(90) == 64);
   CHECK(resident_warps_per_sm(80) == 64);
   CHECK(resident_warps_per_sm(89) == 48);
