@@ -417,112 +417,6 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
-// Key tiles for long splits (LANEC_ATTN_TILES; f16 caches, head_dim 64 or
-// 128): where a split holds at least kAttnWarps * kAttnTileKeys keys, a warp
-// takes kAttnTileKeys keys at a time, two lanes a key (each half of the
-// dimensions, the queries read from shared memory), so a tile's K rows
-// stream side by side and the online softmax reduces once a tile instead of
-// once a key; the weighted V rows then accumulate in the per-lane layout of
-// the key-at-a-time loop, whose partials and merges are unchanged.
-#ifndef LANEC_ATTN_TILES
-#define LANEC_ATTN_TILES 0
-#endif
-constexpr int kAttnTileKeys = 16;
-
-template <int HeadDim, CachePrecision C, int Group>
-__host__ __device__ constexpr bool attention_tiles_apply() {
-  return LANEC_ATTN_TILES != 0 && C == CachePrecision::f16 && (HeadDim == 64 || HeadDim == 128) && Group <= 4;
-}
-
-// Blocks an SM must hold (__launch_bounds__): with tiles, 4, so that 128
-// registers a thread at most keep a 4k context's 512 blocks in one wave of
-// an H200 (the tiles' registers would otherwise cost a block an SM).
-template <int HeadDim, CachePrecision C, int Group>
-__host__ __device__ constexpr int attention_min_blocks() {
-  return attention_tiles_apply<HeadDim, C, Group>() ? 4 : 1;
-}
-
-// The queries of a tiled block, scaled, as [Group][half][HeadDim/2 + 4]: the
-// pad puts the two halves, read at once by the two half-warps, in different banks.
-template <int HeadDim>
-__host__ __device__ constexpr int attention_tile_q_stride() { return HeadDim / 2 + 4; }
-
-// One warp's keys [t, t1) with stride kAttnWarps * kAttnTileKeys, tiles of
-// kAttnTileKeys keys from t: lane l scores key t + l % 16 over half l / 16
-// of the dimensions. Updates the warp's running m, l and acc (acc in the
-// key-at-a-time layout: lane l holds dimensions attention_elem(l, j)).
-template <int HeadDim, int Group>
-__device__ __forceinline__ void attention_key_tiles(const __half* k_head, const __half* v_head, int t, int t1,
-                                                    int lane, const float* sm_q, float (&acc)[Group][HeadDim / 32],
-                                                    float (&m)[Group], float (&l)[Group]) {
-  constexpr int kPer = HeadDim / kWarpSize;
-  constexpr int kHalf = HeadDim / 2;
-  constexpr int kChunks = kHalf / 8;  // 16-byte loads of a half row
-  constexpr int kQStride = attention_tile_q_stride<HeadDim>();
-  const int half = lane / 16;
-  for (; t < t1; t += kAttnWarps * kAttnTileKeys) {
-    const int key = t + lane % 16;
-    const bool valid = key < t1;
-    int4 k_row[kChunks];
-    const int4* k_src = reinterpret_cast<const int4*>(k_head + static_cast<size_t>(key) * HeadDim + half * kHalf);
-#pragma unroll
-    for (int c = 0; c < kChunks; ++c) k_row[c] = valid ? __ldg(k_src + c) : make_int4(0, 0, 0, 0);
-    float s[Group];
-#pragma unroll
-    for (int g = 0; g < Group; ++g) s[g] = 0.0f;
-#pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      __half k8[8];
-      memcpy(k8, &k_row[c], sizeof(k8));
-#pragma unroll
-      for (int g = 0; g < Group; ++g) {
-        const float4* qg = reinterpret_cast<const float4*>(sm_q + (g * 2 + half) * kQStride + c * 8);
-        const float4 qa = qg[0], qb = qg[1];
-        s[g] += qa.x * __half2float(k8[0]) + qa.y * __half2float(k8[1]) + qa.z * __half2float(k8[2]) +
-                qa.w * __half2float(k8[3]) + qb.x * __half2float(k8[4]) + qb.y * __half2float(k8[5]) +
-                qb.z * __half2float(k8[6]) + qb.w * __half2float(k8[7]);
-      }
-    }
-    // The V runs of the tile's keys, all in flight while the softmax reduces
-    // (loaded after the K rows are consumed: the two sets of registers would
-    // cost the SM a block).
-    CacheRun<__half, kPer> v_run[kAttnTileKeys];
-#pragma unroll
-    for (int i = 0; i < kAttnTileKeys; ++i)
-      if (t + i < t1) load_cache_raw(v_head + static_cast<size_t>(t + i) * HeadDim, lane, v_run[i]);
-    float weight[Group];
-#pragma unroll
-    for (int g = 0; g < Group; ++g) {
-      s[g] += __shfl_xor_sync(0xffffffffu, s[g], 16);  // both halves: the key's whole score
-      float tile_max = valid ? s[g] : -INFINITY;
-#pragma unroll
-      for (int o = 8; o > 0; o >>= 1) tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, o));
-      const float m_new = fmaxf(m[g], tile_max);   // finite: the tile has a key
-      const float correction = expf(m[g] - m_new);  // 0 on the first tile (m = -inf)
-      weight[g] = valid ? expf(s[g] - m_new) : 0.0f;
-      float sum = weight[g];
-#pragma unroll
-      for (int o = 8; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-      l[g] = l[g] * correction + sum;
-      m[g] = m_new;
-#pragma unroll
-      for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
-    }
-#pragma unroll
-    for (int i = 0; i < kAttnTileKeys; ++i) {
-      if (t + i >= t1) break;  // uniform over the warp
-      float v[kPer];
-      cache_run_values(v_run[i], v);
-#pragma unroll
-      for (int g = 0; g < Group; ++g) {
-        const float w = __shfl_sync(0xffffffffu, weight[g], i);
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) acc[g][j] += w * v[j];
-      }
-    }
-  }
-}
-
 template <int HeadDim, CachePrecision C, int Group, bool Cluster>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Before any global memory access (see common.cuh); with kAttnEarly, the
@@ -545,8 +439,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   static_assert(!Cluster || kAttnClusterSplits * kShare <= kAttnMaxGroupElems, "cluster slots fit shared memory");
   __shared__ float sm_part[Cluster ? kAttnClusterSplits * kShare : 1];
   __shared__ float sm_part_ml[Cluster ? kAttnClusterSplits * Group * 2 : 1];
-  constexpr bool kTiles = attention_tiles_apply<HeadDim, C, Group>();
-  __shared__ alignas(16) float sm_q[kTiles ? Group * 2 * attention_tile_q_stride<HeadDim>() : 1];
 
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -585,25 +477,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
-  if (kTiles && t1 - t0 >= kAttnWarps * kAttnTileKeys) {  // uniform over the block
-    if constexpr (kTiles) {
-      if constexpr (kAttnEarly) pdl_wait();
-      constexpr int kQStride = attention_tile_q_stride<HeadDim>();
-      for (int e = threadIdx.x; e < kElems; e += kAttnThreads) {
-        const int g = e / HeadDim, d = e % HeadDim;
-        sm_q[(g * 2 + d / (HeadDim / 2)) * kQStride + d % (HeadDim / 2)] = p.q[(h0 + g) * HeadDim + d] * p.scale;
-      }
-#pragma unroll
-      for (int g = 0; g < Group; ++g) {
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) acc[g][j] = 0.0f;
-        m[g] = -INFINITY;
-        l[g] = 0.0f;
-      }
-      __syncthreads();
-      attention_key_tiles<HeadDim, Group>(k_head, v_head, t0 + warp * kAttnTileKeys, t1, lane, sm_q, acc, m, l);
-    }
-  } else {
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
   // shuffle reductions are independent, so they overlap instead of forming
   // one long latency chain per key.
@@ -686,7 +559,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
       m[g] = m_new;
     }
   }
-  }  // the key-at-a-time loop
 
 #pragma unroll
   for (int g = 0; g < Group; ++g) {
@@ -788,13 +660,13 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 }
 
 template <int HeadDim, CachePrecision C, int Group>
-__global__ void __launch_bounds__(kAttnThreads, attention_min_blocks<HeadDim, C, Group>()) attention_kernel(const __grid_constant__ AttentionParams p) {
+__global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_constant__ AttentionParams p) {
   attention_body<HeadDim, C, Group, false>(p);
 }
 
 // Launched as clusters of (1, kAttnClusterSplits, 1) blocks.
 template <int HeadDim, CachePrecision C, int Group>
-__global__ void __launch_bounds__(kAttnThreads, attention_min_blocks<HeadDim, C, Group>()) attention_cluster_kernel(const __grid_constant__ AttentionParams p) {
+__global__ void __launch_bounds__(kAttnThreads) attention_cluster_kernel(const __grid_constant__ AttentionParams p) {
   attention_body<HeadDim, C, Group, true>(p);
 }
 
