@@ -13,11 +13,13 @@
 # PREFIX (e.g. split:gemv_q_l=4) in the emitted program before it is built.
 # VARIANTS_DEPTH=D times tg128 after a D-token prompt (plans get D + 256 cache
 # rows) instead of at an empty context, e.g. 4096 for attention changes.
+# VARIANTS_REPEATS=N timed runs a variant (5).
 # Prints a markdown table and writes variants.md to $OUT (or the work folder).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" variants
 VARIANTS="${VARIANTS:-pdl-off=-DLANEC_PDL=0 wait-only=-DLANEC_PDL_TRIGGER=0 all-on=}"
 DEPTH="${VARIANTS_DEPTH:-0}"
+REPEATS="${VARIANTS_REPEATS:-5}"
 MAX_CTX=$((DEPTH > 256 ? DEPTH + 256 : 512))
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
@@ -70,7 +72,7 @@ wait
   for p in "${presets[@]}"; do
     for v in $VARIANTS; do
       name="${v%%=*}" flags="${v#*=}"
-      line=$("$WORK/${p}__$name" "$WORK/$p.gguf" --prompt-tokens "$prompt" -n 128 --bench --repeats 5 --ignore-eos \
+      line=$("$WORK/${p}__$name" "$WORK/$p.gguf" --prompt-tokens "$prompt" -n 128 --bench --repeats "$REPEATS" --ignore-eos \
         --quiet 2>&1 | grep '| tg128 |')
       echo "| $p | $name | ${flags//,/ } | $(echo "$line" | awk -F'|' '{print $7 "|" $8}') |"
     done
