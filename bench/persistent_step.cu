@@ -3,9 +3,10 @@
 // step": slower than the launch chain on every Qwen3 shape): one
 // cooperative kernel of one 1024-thread block an SM runs a whole step of a
 // Qwen3 shape, its dependent stages separated by grid-wide barriers, where
-// the generated programs run 9 launches a layer.
+// the generated programs run 9 launches a layer (-DPS_THREADS=512: two
+// blocks of 512 an SM).
 //
-// (PS_THREADS=512: two blocks of 512 an SM.) A layer is 5 stages, each ending in a barrier:
+// A layer is 5 stages, each ending in a barrier:
 //   1. every block forms the int8 form of rms_norm(h) in its shared memory
 //      (the norm computed redundantly, no launch of its own), then its warps
 //      take Q/K/V rows (one warp a row);
