@@ -474,7 +474,16 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     return;
   }
   const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
-  const int t1 = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
+  const int t_end = static_cast<int>(static_cast<long long>(split + 1) * len / eff);
+  // Measurement only (LANEC_ATTN_MERGE_ONLY; wrong outputs): every split
+  // scores just its first keys, one iteration a warp, and merges as usual, so
+  // a chain profile at a long context (bench/chain_profile.sh with
+  // CHAIN_DEPTH) times the launch and its split merges without the key loop.
+#ifdef LANEC_ATTN_MERGE_ONLY
+  const int t1 = min(t_end, t0 + kAttnWarps * kKeys);
+#else
+  const int t1 = t_end;
+#endif
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
