@@ -83,14 +83,19 @@ class Sizer {
     return false;
   }
 
-  // The launch that makes `tensor` and its int8 form need not store the f32
-  // form when only the int8 form is read.
-  static void drop_f32_output(std::vector<Launch>& launches, const std::string& tensor) {
-    for (Launch& l : launches) {
-      if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) norm->out.clear();
-      if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) attn->out.clear();
-      if (auto* glu = std::get_if<ElementwiseLaunch>(&l.params); glu && glu->out == tensor) glu->out.clear();
-    }
+  // The f32 output and int8-form slots of a launch that can write its output's
+  // int8 form itself (rms_norm, attention, SwiGLU), or nulls: the quantize
+  // math runs on values it holds in registers.
+  struct Int8Writer {
+    std::string* out = nullptr;
+    std::string* out_q8 = nullptr;
+  };
+  static Int8Writer int8_writer(Launch& l) {
+    if (auto* norm = std::get_if<RmsNormLaunch>(&l.params)) return {&norm->out, &norm->out_q8};
+    if (auto* attn = std::get_if<AttentionLaunch>(&l.params)) return {&attn->out, &attn->out_q8};
+    if (auto* glu = std::get_if<ElementwiseLaunch>(&l.params); glu && l.kind == LaunchKind::swiglu)
+      return {&glu->out, &glu->out_q8};
+    return {};
   }
 
   // The tensor an int8 form buffer holds, or "" for any other buffer.
@@ -108,25 +113,17 @@ class Sizer {
         throw Error("no kernel for the int8 form of " + tensor + ": int8 activations come in blocks "
                     "of 32, got " + std::to_string(n) + " elements");
       // The rms_norm, attention or SwiGLU that makes the tensor writes its
-      // int8 form (both forms: the quantize math runs on values it holds in
-      // registers). A SwiGLU launch is then a quantize launch with a SwiGLU
-      // input: one launch, where a glu_pair GEMV needs a quantize after it.
-      bool fused = false;
-      for (Launch& l : launches) {
-        if (auto* norm = std::get_if<RmsNormLaunch>(&l.params); norm && norm->out == tensor) {
-          norm->out_q8 = q8;
-          fused = true;
-        } else if (auto* attn = std::get_if<AttentionLaunch>(&l.params); attn && attn->out == tensor) {
-          attn->out_q8 = q8;
-          fused = true;
-        } else if (auto* glu = std::get_if<ElementwiseLaunch>(&l.params);
-                   glu && l.kind == LaunchKind::swiglu && glu->out == tensor) {
-          glu->out_q8 = q8;
-          fused = true;
-        }
-      }
-      if (fused) {
-        if (!f32_form_read(launches, tensor)) drop_f32_output(launches, tensor);
+      // int8 form, and no f32 form when only the int8 form is read. A SwiGLU
+      // launch is then a quantize launch with a SwiGLU input: one launch,
+      // where a glu_pair GEMV needs a quantize after it.
+      auto maker = std::find_if(launches.begin(), launches.end(), [&](Launch& l) {
+        const Int8Writer w = int8_writer(l);
+        return w.out != nullptr && *w.out == tensor;
+      });
+      if (maker != launches.end()) {
+        const Int8Writer w = int8_writer(*maker);
+        *w.out_q8 = q8;
+        if (!f32_form_read(launches, tensor)) w.out->clear();
         continue;
       }
       // A quantize launch just before the first GEMV reading the int8 form.
