@@ -187,6 +187,96 @@ cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t 
   return cudaGetLastError();
 }
 
+// ---- bulk copies (sm_90: the copy engine of each SM, no tensor map) ------------
+// A kernel stages contiguous global rows into its shared memory with
+// bulk_copy_to_shared: one thread issues a copy of any number of 16-byte
+// multiples, the bytes arrive without occupying registers, and an mbarrier
+// counts them in. The pattern: one thread initialises the barrier, a block
+// barrier, then that thread announces the bytes (bulk_barrier_expect) and
+// issues the copies, and every thread waits for the phase
+// (bulk_barrier_wait). Before the copy engine overwrites shared memory that
+// the block has read, the block synchronizes and the issuing thread calls
+// fence_async_shared(). sm_90+ code only: elsewhere they trap, and callers
+// keep them behind __CUDA_ARCH__ >= 900.
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void bulk_barrier_init(uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#else
+  (void)bar;
+  __trap();
+#endif
+}
+
+// The issuing thread's arrival, expecting `bytes` more to land this phase.
+__device__ __forceinline__ void bulk_barrier_expect(uint64_t* bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+#else
+  (void)bar, (void)bytes;
+  __trap();
+#endif
+}
+
+// dst and src 16-byte aligned, bytes a multiple of 16.
+__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   shared_address(dst)),
+               "l"(src), "r"(bytes), "r"(shared_address(bar))
+               : "memory");
+#else
+  (void)dst, (void)src, (void)bytes, (void)bar;
+  __trap();
+#endif
+}
+
+// Returns once the barrier's phase of parity `parity` has completed.
+__device__ __forceinline__ void bulk_barrier_wait(uint64_t* bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+#else
+  (void)bar, (void)parity;
+  __trap();
+#endif
+}
+
+// Orders this thread's earlier shared-memory accesses (and, after a block
+// barrier, the block's) before its later bulk copies into shared memory.
+__device__ __forceinline__ void fence_async_shared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+// Asks the L2 for `bytes` (a multiple of 16) from src (16-byte aligned); a hint.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* src, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+#else
+  (void)src, (void)bytes;
+#endif
+}
+
+// The dynamic shared memory this launch was given, in bytes.
+__device__ __forceinline__ uint32_t dynamic_shared_bytes() {
+  uint32_t n;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+  return n;
+}
+
 // ---- last-block handoff -------------------------------------------------------
 // For kernels whose blocks each finish a part and one block combines them
 // (argmax's block winners, attention's splits). Every thread of the block
