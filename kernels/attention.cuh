@@ -23,7 +23,6 @@
 // a GEMV that reads it.
 #pragma once
 
-#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -116,34 +115,6 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 #endif
 constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
 
-// Staged keys (LANEC_ATTN_STAGED, sm_90 code): a block's thread 0 copies the
-// K and V rows of its split into shared memory with bulk copies (common.cuh)
-// before the wait, all of them at once (row *pos after the wait, as above),
-// and the warps score from shared memory: one round trip to the cache for
-// the split where the register loop takes one per iteration of keys, and no
-// registers hold rows in flight. A split with more keys than the stage holds
-// walks them in tiles of the stage (the launcher sizes it: at most
-// kAttnStageMaxBytes, no more than a split's keys need).
-#ifndef LANEC_ATTN_STAGED
-#define LANEC_ATTN_STAGED 0
-#endif
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-constexpr bool kAttnStaged = false;  // no bulk copies below sm_90
-#else
-constexpr bool kAttnStaged = LANEC_ATTN_STAGED != 0;
-#endif
-#ifndef LANEC_ATTN_STAGE_KIB
-#define LANEC_ATTN_STAGE_KIB 40
-#endif
-constexpr int kAttnStageMaxBytes = LANEC_ATTN_STAGE_KIB * 1024;
-constexpr int kAttnStagePieces = 8;  // barriers a tile lands on
-// Measurement switch: LANEC_ATTN_L2_PREFETCH=1 has thread 0 of a block ask
-// the L2 for the rows of its split past the first iteration before the wait
-// (one bulk prefetch for K, one for V), in the register loop.
-#ifndef LANEC_ATTN_L2_PREFETCH
-#define LANEC_ATTN_L2_PREFETCH 0
-#endif
-
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
 // clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
 // merge in the cluster's shared memory instead of through the workspace, a
@@ -233,8 +204,7 @@ struct CacheRun {
   T elems[kVec == 0 ? N : 1];  // the element-wise form (kVec == 0)
 };
 
-// Shared: row lies in shared memory (the staged keys), else in the cache.
-template <typename T, int N, bool Shared = false>
+template <typename T, int N>
 __device__ __forceinline__ void load_cache_raw(const T* row, int lane, CacheRun<T, N>& r) {
   using Run = CacheRun<T, N>;
   const T* run = row + lane * N;
@@ -242,9 +212,8 @@ __device__ __forceinline__ void load_cache_raw(const T* row, int lane, CacheRun<
 #pragma unroll
     for (int j = 0; j < N; ++j) r.elems[j] = run[j];
   } else {
-    const auto* words = reinterpret_cast<const typename Run::Word*>(run);
 #pragma unroll
-    for (int c = 0; c < Run::kWords; ++c) r.words[c] = Shared ? words[c] : __ldg(words + c);
+    for (int c = 0; c < Run::kWords; ++c) r.words[c] = __ldg(reinterpret_cast<const typename Run::Word*>(run) + c);
   }
 }
 
@@ -448,9 +417,6 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
-// The staged keys (kAttnStaged): the launch's dynamic shared memory.
-extern __shared__ __align__(16) unsigned char attn_stage_smem[];
-
 template <int HeadDim, CachePrecision C, int Group, bool Cluster>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Before any global memory access (see common.cuh); with kAttnEarly, the
@@ -523,13 +489,38 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Warp w scores kKeys consecutive keys per iteration: their row loads and
   // shuffle reductions are independent, so they overlap instead of forming
   // one long latency chain per key.
-  // When the rows load: kAttnLoads (above), or staged (kAttnStaged).
+  // When the rows load: kAttnLoads (above).
   constexpr int kStride = kAttnWarps * kKeys;
-  constexpr uint32_t kRowBytes = HeadDim * sizeof(T);
   using Run = CacheRun<T, kPer>;
-  // Scores keys [t, t + kKeys) below t1, whose runs this lane holds, and
-  // folds them into the online softmax of every head of the group.
-  auto score_keys = [&](int t, int t1, Run(&k_run)[kKeys], Run(&v_run)[kKeys]) {
+  Run k_next[kKeys], v_next[kKeys];
+  if constexpr (kAttnLoads == 2)
+    load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
+                                     k_next, v_next);
+  if constexpr (kAttnEarly) {
+    pdl_wait();
+    const int first = t0 + warp * kKeys;
+#pragma unroll
+    for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
+      if (first + i == pos && pos < t1) {
+        const size_t row = static_cast<size_t>(pos) * HeadDim;
+        load_cache_raw(k_head + row, lane, k_next[i]);
+        load_cache_raw(v_head + row, lane, v_next[i]);
+      }
+    }
+    load_queries_and_clear();
+  }
+  for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
+    Run k_run[kKeys], v_run[kKeys];
+    if constexpr (kAttnLoads == 2) {
+#pragma unroll
+      for (int i = 0; i < kKeys; ++i) {
+        k_run[i] = k_next[i];
+        v_run[i] = v_next[i];
+      }
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
+    } else if constexpr (kAttnLoads == 1) {
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
+    }
     float s[kKeys][Group];
     float v[kKeys][kPer];
 #pragma unroll
@@ -537,7 +528,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #pragma unroll
       for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
       if (t + i < t1) {
-        if constexpr (kAttnLoads == 0 && !kAttnStaged) {
+        if constexpr (kAttnLoads == 0) {
           const size_t row = static_cast<size_t>(t + i) * HeadDim;
           load_cache_raw(k_head + row, lane, k_run[i]);
           load_cache_raw(v_head + row, lane, v_run[i]);
@@ -575,112 +566,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
         for (int j = 0; j < kPer; ++j) acc[g][j] += weight * v[i][j];
       }
       m[g] = m_new;
-    }
-  };
-
-  if constexpr (kAttnStaged) {
-    // The stage: K rows of the tile, then its V rows, row r at slot r - a.
-    // The tile lands in pieces of kStride keys, one iteration of every warp,
-    // each counted by its own barrier (the last takes the rest), so warps
-    // score the first keys while the later ones are still on their way.
-    __shared__ uint64_t stage_bar[kAttnStagePieces];
-    const int tile_keys = static_cast<int>(dynamic_shared_bytes() / (2u * kRowBytes));
-    T* k_stage = reinterpret_cast<T*>(attn_stage_smem);
-    T* v_stage = k_stage + static_cast<size_t>(tile_keys) * HeadDim;
-    auto piece_of = [](int i) { return min(i / kStride, kAttnStagePieces - 1); };  // slot i's barrier
-    auto copy_rows = [&](int r0, int r1, int a) {  // thread 0: rows [r0, r1) of the tile at a, piece by piece
-      while (r0 < r1) {
-        const int piece = piece_of(r0 - a);
-        const int end = piece == kAttnStagePieces - 1 ? r1 : min(r1, a + (piece + 1) * kStride);
-        const uint32_t bytes = static_cast<uint32_t>(end - r0) * kRowBytes;
-        const size_t slot = static_cast<size_t>(r0 - a) * HeadDim, row = static_cast<size_t>(r0) * HeadDim;
-        bulk_copy_to_shared(k_stage + slot, k_head + row, bytes, &stage_bar[piece]);
-        bulk_copy_to_shared(v_stage + slot, v_head + row, bytes, &stage_bar[piece]);
-        r0 = end;
-      }
-    };
-    auto expect_tile = [&](int a, int b) {  // thread 0: every barrier's bytes of the tile [a, b), 0 for none
-      for (int piece = 0; piece < kAttnStagePieces; ++piece) {
-        const int lo = min(b, a + piece * kStride);
-        const int hi = piece == kAttnStagePieces - 1 ? b : min(b, lo + kStride);
-        bulk_barrier_expect(&stage_bar[piece], 2u * static_cast<uint32_t>(hi - lo) * kRowBytes);
-      }
-    };
-    int a = t0, b = min(t1, t0 + tile_keys);
-    if (threadIdx.x < kAttnStagePieces) bulk_barrier_init(&stage_bar[threadIdx.x]);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      expect_tile(a, b);
-      copy_rows(a, kAttnEarly ? min(b, pos) : b, a);
-    }
-    if constexpr (kAttnEarly) {
-      pdl_wait();
-      if (threadIdx.x == 0 && pos >= a && pos < b) copy_rows(pos, pos + 1, a);  // written by the launch just before
-      load_queries_and_clear();
-    }
-    for (uint32_t phase = 0;; phase ^= 1u) {
-      for (int t = a + warp * kKeys; t < b; t += kStride) {
-        bulk_barrier_wait(&stage_bar[piece_of(t - a)], phase);
-        Run k_run[kKeys], v_run[kKeys];
-#pragma unroll
-        for (int i = 0; i < kKeys; ++i) {
-          if (t + i < b) {
-            const size_t slot = static_cast<size_t>(t + i - a) * HeadDim;
-            load_cache_raw<T, kPer, true>(k_stage + slot, lane, k_run[i]);
-            load_cache_raw<T, kPer, true>(v_stage + slot, lane, v_run[i]);
-          }
-        }
-        score_keys(t, b, k_run, v_run);
-      }
-      if (b >= t1) break;
-      __syncthreads();  // every warp is done with this tile's rows
-      a = b;
-      b = min(t1, a + tile_keys);
-      if (threadIdx.x == 0) {
-        fence_async_shared();
-        expect_tile(a, b);
-        copy_rows(a, b, a);
-      }
-    }
-  } else {
-    Run k_next[kKeys], v_next[kKeys];
-    if constexpr (kAttnLoads == 2)
-      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
-                                       k_next, v_next);
-    if constexpr (LANEC_ATTN_L2_PREFETCH != 0) {
-      const int r0 = t0 + kStride, r1 = kAttnEarly ? min(t1, pos) : t1;
-      if (threadIdx.x == 0 && r1 > r0) {
-        const uint32_t bytes = static_cast<uint32_t>(r1 - r0) * kRowBytes;
-        bulk_prefetch_l2(k_head + static_cast<size_t>(r0) * HeadDim, bytes);
-        bulk_prefetch_l2(v_head + static_cast<size_t>(r0) * HeadDim, bytes);
-      }
-    }
-    if constexpr (kAttnEarly) {
-      pdl_wait();
-      const int first = t0 + warp * kKeys;
-#pragma unroll
-      for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
-        if (first + i == pos && pos < t1) {
-          const size_t row = static_cast<size_t>(pos) * HeadDim;
-          load_cache_raw(k_head + row, lane, k_next[i]);
-          load_cache_raw(v_head + row, lane, v_next[i]);
-        }
-      }
-      load_queries_and_clear();
-    }
-    for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
-      Run k_run[kKeys], v_run[kKeys];
-      if constexpr (kAttnLoads == 2) {
-#pragma unroll
-        for (int i = 0; i < kKeys; ++i) {
-          k_run[i] = k_next[i];
-          v_run[i] = v_next[i];
-        }
-        load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
-      } else if constexpr (kAttnLoads == 1) {
-        load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
-      }
-      score_keys(t, t1, k_run, v_run);
     }
   }
 
@@ -794,30 +679,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_cluster_kernel(const _
   attention_body<HeadDim, C, Group, true>(p);
 }
 
-// The staged keys' shared memory for a launch (0 without the stage: the
-// switch off, or a device below sm_90, whose code has no stage): K and V rows
-// of the most keys a split takes, max(kAttnMinKeysPerSplit, ceil(n_ctx /
-// n_split)) (attention_effective_splits), within kAttnStageMaxBytes.
-template <int HeadDim, CachePrecision C>
-size_t attention_stage_bytes(const AttentionParams& p) {
-  if (!LANEC_ATTN_STAGED || !device_is_sm90()) return 0;
-  const size_t row_pair = 2 * static_cast<size_t>(HeadDim) * (C == CachePrecision::f32 ? 4 : 2);
-  const size_t keys = std::max(kAttnMinKeysPerSplit, ceil_div(p.n_ctx, p.n_split));
-  return std::min(keys, kAttnStageMaxBytes / row_pair) * row_pair;
-}
-
-// The stage with the kernel's static shared memory can pass 48 KB, which a
-// kernel must be allowed once (the most any launch of it asks).
-template <auto Kernel>
-cudaError_t allow_attention_stage(size_t stage) {
-  static size_t allowed = 0;  // one per kernel
-  if (stage <= allowed) return cudaSuccess;
-  const cudaError_t err =
-      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage));
-  if (err == cudaSuccess) allowed = stage;
-  return err;
-}
-
 // Group: query heads a block serves, attention_heads_per_block(n_head /
 // n_kv_head, HeadDim) as the planner chooses it (any divisor of n_head /
 // n_kv_head within the limits works).
@@ -842,17 +703,12 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
   if ((p.out_qs == nullptr) != (p.out_d == nullptr)) return invalid_launch();
   if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr || p.done == nullptr)) return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
-  const size_t stage = attention_stage_bytes<HeadDim, C>(p);
   if constexpr (LANEC_ATTN_CLUSTER && Group <= kAttnClusterMaxGroup) {
-    if (p.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled()) {
-      constexpr auto kernel = attention_cluster_kernel<HeadDim, C, Group>;
-      if (const cudaError_t err = allow_attention_stage<kernel>(stage); err != cudaSuccess) return err;
-      return launch_kernel(kernel, grid, kAttnThreads, stage, stream, p, dim3(1, kAttnClusterSplits, 1));
-    }
+    if (p.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled())
+      return launch_kernel(attention_cluster_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p,
+                           dim3(1, kAttnClusterSplits, 1));
   }
-  constexpr auto kernel = attention_kernel<HeadDim, C, Group>;
-  if (const cudaError_t err = allow_attention_stage<kernel>(stage); err != cudaSuccess) return err;
-  return launch_kernel(kernel, grid, kAttnThreads, stage, stream, p);
+  return launch_kernel(attention_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels
