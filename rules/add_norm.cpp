@@ -13,14 +13,7 @@ class AddNormRule : public FusionRule {
 
   // Pattern: a single rms_norm whose input is written by a single add.
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
-    std::vector<RuleMatch> sites;
-    for (const FusedNode& n : g.nodes()) {
-      const Op* norm = single_op(g, n, OpKind::rms_norm);
-      if (!norm) continue;
-      std::optional<int> p = g.producer(norm->inputs[0]);
-      if (p && single_op(g, g.node(*p), OpKind::add)) sites.push_back({{*p, n.id}, {}});
-    }
-    return sites;
+    return chain_sites(g, OpKind::add, OpKind::rms_norm);
   }
 
   std::optional<std::string> guard(const FusedGraph& g, const RuleMatch& site,

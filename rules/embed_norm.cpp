@@ -12,14 +12,7 @@ class EmbedNormRule : public FusionRule {
   const char* intent() const override { return "y = rms_norm(table[token]) * w in the gather launch"; }
 
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
-    std::vector<RuleMatch> sites;
-    for (const FusedNode& n : g.nodes()) {
-      const Op* norm = single_op(g, n, OpKind::rms_norm);
-      if (!norm) continue;
-      std::optional<int> p = g.producer(norm->inputs[0]);
-      if (p && single_op(g, g.node(*p), OpKind::embed_get_rows)) sites.push_back({{*p, n.id}, {}});
-    }
-    return sites;
+    return chain_sites(g, OpKind::embed_get_rows, OpKind::rms_norm);
   }
 
   std::optional<std::string> guard(const FusedGraph& g, const RuleMatch& site,

@@ -13,14 +13,7 @@ class HeadNormRopeRule : public FusionRule {
 
   // Pattern: a single rope whose input is written by a single head_rms_norm.
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
-    std::vector<RuleMatch> sites;
-    for (const FusedNode& n : g.nodes()) {
-      const Op* rope = single_op(g, n, OpKind::rope);
-      if (!rope) continue;
-      std::optional<int> p = g.producer(rope->inputs[0]);
-      if (p && single_op(g, g.node(*p), OpKind::head_rms_norm)) sites.push_back({{*p, n.id}, {}});
-    }
-    return sites;
+    return chain_sites(g, OpKind::head_rms_norm, OpKind::rope);
   }
 
   std::optional<std::string> guard(const FusedGraph& g, const RuleMatch& site,

@@ -97,6 +97,10 @@ std::string other_readers(const FusedGraph& g, TensorId t, int except);
 // The tensor a node's GEMV parts deliver for matmul `mm` (the matmul output,
 // or the add that folded a bias/residual into it).
 TensorId gemv_part_result(const FusedGraph& g, const FusedNode& n, const Op& mm);
+// Two-node chains (add_norm, embed_norm, head_norm_rope): a single op of
+// kind `consumer` whose first input is written by a single op of kind
+// `producer`; nodes {producer, consumer}.
+std::vector<RuleMatch> chain_sites(const FusedGraph& g, OpKind producer, OpKind consumer);
 // GEMV epilogue sites (gemv_bias, gemv_norm_epilogue): a single add one of
 // whose operands (extra[0] = 0 or 1) is a matmul output of a plain GEMV node
 // and whose other operand is a constant (`constant`) or not.

@@ -52,6 +52,17 @@ TensorId gemv_part_result(const FusedGraph& g, const FusedNode& n, const Op& mm)
   return y;
 }
 
+std::vector<RuleMatch> chain_sites(const FusedGraph& g, OpKind producer, OpKind consumer) {
+  std::vector<RuleMatch> sites;
+  for (const FusedNode& n : g.nodes()) {
+    const Op* op = single_op(g, n, consumer);
+    if (!op) continue;
+    std::optional<int> p = g.producer(op->inputs[0]);
+    if (p && single_op(g, g.node(*p), producer)) sites.push_back({{*p, n.id}, {}});
+  }
+  return sites;
+}
+
 // Shared by gemv_bias and gemv_norm_epilogue: an add whose operand
 // extra[0] is a part of a plain GEMV node; `constant` selects the other
 // operand's role (bias: a constant; residual: anything else).
