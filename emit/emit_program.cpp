@@ -634,27 +634,8 @@ class ProgramEmitter {
     o << "    p.n_kv_head = " << a.n_kv_head << ";\n";
     o << "    p.n_ctx = " << a.n_ctx << ";\n";
     o << "    p.n_split = " << a.n_split << ";\n";
-    prefetch_regions();
     launch_call("launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " +
                 std::to_string(a.heads_per_block) + ">");
-  }
-
-  // The weights of the GEMVs after the current launch up to the next
-  // attention, in launch order: what an attention launch may ask the L2 for.
-  void prefetch_regions() {
-    int n = 0;
-    for (size_t j = current_ + 1; j < s_.launches.size() && n < 8; ++j) {
-      const Launch& next = s_.launches[j];
-      if (std::holds_alternative<AttentionLaunch>(next.params)) break;
-      const auto* g = std::get_if<GemvLaunch>(&next.params);
-      if (g == nullptr) continue;
-      for (const GemvPart& part : g->parts) {
-        if (n == 8 || part.weight.empty()) break;
-        out_ << "    p.prefetch[" << n << "] = " << ptr(part.weight) << ";\n";
-        out_ << "    p.prefetch_bytes[" << n << "] = " << buf(part.weight).bytes << "ull;\n";
-        ++n;
-      }
-    }
   }
 
   void emit(const Launch& l, const ElementwiseLaunch& e) {
@@ -729,7 +710,6 @@ class ProgramEmitter {
           o << "  // ---- " << (&l == &s_.launches.front() ? "input" : "output") << "\n";
       }
       o << "  {  // " << ops_comment(l) << "\n";
-      current_ = i;
       std::visit([&](const auto& params) { emit(l, params); }, l.params);
       o << "  if (prof) prof->mark(stream, " << i << ");\n";
     }
@@ -793,7 +773,6 @@ class ProgramEmitter {
   uint64_t buffer_bytes_ = 0;
   uint64_t ring_offset_ = 0;
   uint64_t ring_count_offset_ = 0;
-  size_t current_ = 0;  // the launch step() is emitting
 };
 
 // FNV-1a 64.

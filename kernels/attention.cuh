@@ -34,22 +34,6 @@
 
 namespace lanec::kernels {
 
-// Measurement switch: LANEC_ATTN_PREFETCH=1 has every block ask the L2 for
-// its slice of the next GEMVs' weights (AttentionParams::prefetch, at most
-// LANEC_ATTN_PF_MIB MiB in all) once the context reaches
-// LANEC_ATTN_PF_MIN_LEN keys: the attention leaves DRAM idle, the GEMVs then
-// find their first weights in L2.
-#ifndef LANEC_ATTN_PREFETCH
-#define LANEC_ATTN_PREFETCH 0
-#endif
-#ifndef LANEC_ATTN_PF_MIB
-#define LANEC_ATTN_PF_MIB 24
-#endif
-#ifndef LANEC_ATTN_PF_MIN_LEN
-#define LANEC_ATTN_PF_MIN_LEN 0
-#endif
-constexpr int kAttnPrefetchRegions = 8;
-
 struct AttentionParams {
   const float* q;         // [n_head, head_dim]
   const void* k_cache;    // [n_kv_head, n_ctx, head_dim] f32 or f16
@@ -69,10 +53,6 @@ struct AttentionParams {
   int n_kv_head;          // divides n_head
   int n_ctx;              // cache capacity (positions)
   int n_split;            // most context splits (grid.y), 1..kAttnMaxSplits
-  // Weights of the GEMVs that follow, asked of the L2 while the attention
-  // runs (LANEC_ATTN_PREFETCH; unused entries null).
-  const void* prefetch[kAttnPrefetchRegions];
-  unsigned long long prefetch_bytes[kAttnPrefetchRegions];
 };
 
 // Thread mapping: block (head group c, split s) of kAttnWarps warps; the
@@ -437,38 +417,6 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
-// This block's slice of the concatenated prefetch regions (capped), one
-// bulk L2 prefetch for each region it touches. Weights are constants, so this
-// may run before pdl_wait().
-__device__ __forceinline__ void prefetch_next_weights(const AttentionParams& p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  unsigned long long total = 0;
-#pragma unroll
-  for (int r = 0; r < kAttnPrefetchRegions; ++r) total += p.prefetch[r] != nullptr ? p.prefetch_bytes[r] / 16 * 16 : 0;
-  const unsigned long long cap = static_cast<unsigned long long>(LANEC_ATTN_PF_MIB) << 20;
-  if (total > cap) total = cap;
-  const unsigned long long blocks = static_cast<unsigned long long>(gridDim.x) * gridDim.y;
-  const unsigned long long slice = ((total + blocks - 1) / blocks + 15) / 16 * 16;
-  const unsigned long long block = static_cast<unsigned long long>(blockIdx.y) * gridDim.x + blockIdx.x;
-  unsigned long long begin = block * slice, end = begin + slice < total ? begin + slice : total;
-  unsigned long long base = 0;
-  for (int r = 0; r < kAttnPrefetchRegions && begin < end; ++r) {
-    if (p.prefetch[r] == nullptr) continue;
-    const unsigned long long size = p.prefetch_bytes[r] / 16 * 16;
-    if (begin < base + size) {
-      const unsigned long long stop = end < base + size ? end : base + size;
-      const char* src = static_cast<const char*>(p.prefetch[r]) + (begin - base);
-      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(static_cast<unsigned>(stop - begin))
-                   : "memory");
-      begin = stop;
-    }
-    base += size;
-  }
-#else
-  (void)p;
-#endif
-}
-
 template <int HeadDim, CachePrecision C, int Group, bool Cluster>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Before any global memory access (see common.cuh); with kAttnEarly, the
@@ -517,9 +465,6 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   const int pos = *p.pos;
   const int len = min(pos + 1, p.n_ctx);
   const int eff = attention_effective_splits(len, p.n_split);
-  if constexpr (LANEC_ATTN_PREFETCH != 0) {
-    if (threadIdx.x == 0 && len >= LANEC_ATTN_PF_MIN_LEN) prefetch_next_weights(p);
-  }
   const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= kAttnClusterSplits);
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
     if constexpr (kAttnEarly) pdl_wait();

@@ -35,12 +35,6 @@ constexpr int kGemvMaxWarps = 16;
 #ifndef LANEC_GEMV_PRELOAD
 #define LANEC_GEMV_PRELOAD 1
 #endif
-// Measurement switch: LANEC_GEMV_PIPELINE=1 keeps the next trip's chunks in
-// flight while a trip's are multiplied (sum_rows); 2 does so only in the
-// GEMVs without the SwiGLU pair.
-#ifndef LANEC_GEMV_PIPELINE
-#define LANEC_GEMV_PIPELINE 0
-#endif
 
 struct GemvPart {
   const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
@@ -274,38 +268,11 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
-  // Measurement switch: each trip loads the next trip's weight chunks before
-  // it multiplies its own, so two chunks a row are in flight a lane.
-  if constexpr (LANEC_GEMV_PIPELINE == 1 || (LANEC_GEMV_PIPELINE == 2 && !Swiglu)) {
-    int c = c0 + stride;
-    WChunk cur[kRows];
-    if (c < n_chunks) {
+  for (int c = c0 + stride; c < n_chunks; c += stride) {
+    const auto x = load_x<F, A>(p, c);
 #pragma unroll
-      for (int r = 0; r < kRows; ++r)
-        if (part_of[r] >= 0) cur[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
-    }
-    for (; c < n_chunks; c += stride) {
-      const auto x = load_x<F, A>(p, c);
-      const int c_next = c + stride;
-      WChunk next[kRows];
-      if (c_next < n_chunks) {
-#pragma unroll
-        for (int r = 0; r < kRows; ++r)
-          if (part_of[r] >= 0) next[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c_next);
-      }
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(cur[r], x);
-        cur[r] = next[r];
-      }
-    }
-  } else {
-    for (int c = c0 + stride; c < n_chunks; c += stride) {
-      const auto x = load_x<F, A>(p, c);
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
-      }
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
     }
   }
 #pragma unroll
