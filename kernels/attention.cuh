@@ -726,11 +726,7 @@ bool attention_wide_clusters_fit(int clusters) {
     auto* kernel = attention_wide_cluster_kernel<HeadDim, C, Group>;
     most = 0;
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
-      cudaLaunchAttribute attr = {};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = 1;
-      attr.val.clusterDim.y = kAttnWideClusterSplits;
-      attr.val.clusterDim.z = 1;
+      cudaLaunchAttribute attr = cluster_dimension_attribute(dim3(1, kAttnWideClusterSplits, 1));
       cudaLaunchConfig_t config = {};
       config.gridDim = dim3(static_cast<unsigned>(clusters), kAttnWideClusterSplits);
       config.blockDim = dim3(kAttnWideWarps * kWarpSize);

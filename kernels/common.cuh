@@ -154,6 +154,16 @@ inline bool cluster_launches_enabled() { return all_compiled_archs_sm90() && dev
 // is not 1x1x1 (the caller checks cluster_launches_enabled()); else as
 // kernel<<<grid, block, smem, stream>>>(p). Returns the launch status, as
 // every launch_<family> does.
+// The launch attribute that runs a grid as clusters of `cluster` blocks.
+inline cudaLaunchAttribute cluster_dimension_attribute(dim3 cluster) {
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster.x;
+  attr.val.clusterDim.y = cluster.y;
+  attr.val.clusterDim.z = cluster.z;
+  return attr;
+}
+
 template <typename Params>
 cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                           const Params& p, dim3 cluster = dim3(1, 1, 1)) {
@@ -166,12 +176,7 @@ cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t 
       attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
       attr[n++].val.programmaticStreamSerializationAllowed = 1;
     }
-    if (clustered) {
-      attr[n].id = cudaLaunchAttributeClusterDimension;
-      attr[n].val.clusterDim.x = cluster.x;
-      attr[n].val.clusterDim.y = cluster.y;
-      attr[n++].val.clusterDim.z = cluster.z;
-    }
+    if (clustered) attr[n++] = cluster_dimension_attribute(cluster);
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
