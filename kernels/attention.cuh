@@ -705,14 +705,23 @@ __global__ void __launch_bounds__(kAttnThreads) attention_cluster_kernel(const _
 // it; a warp still takes 16 of 4,096 keys. For groups of at most 512
 // elements; where the device cannot hold all the launch's clusters at once
 // the launch keeps the 4-warp form.
+// -DLANEC_ATTN_WIDE_WARPS=8 takes blocks of 8 warps (the form then applies
+// from 32 splits); -DLANEC_ATTN_WIDE_MIN_BLOCKS=2 caps the registers so that
+// two blocks fit an SM.
 #ifndef LANEC_ATTN_WIDE
 #define LANEC_ATTN_WIDE 0
 #endif
-constexpr int kAttnWideWarps = 16;
+#ifndef LANEC_ATTN_WIDE_WARPS
+#define LANEC_ATTN_WIDE_WARPS 16
+#endif
+#ifndef LANEC_ATTN_WIDE_MIN_BLOCKS
+#define LANEC_ATTN_WIDE_MIN_BLOCKS 1
+#endif
+constexpr int kAttnWideWarps = LANEC_ATTN_WIDE_WARPS;
 constexpr int kAttnWideClusterSplits = 16;
 
 template <int HeadDim, CachePrecision C, int Group>
-__global__ void __launch_bounds__(kAttnWideWarps * kWarpSize, 1)
+__global__ void __launch_bounds__(kAttnWideWarps * kWarpSize, LANEC_ATTN_WIDE_MIN_BLOCKS)
     attention_wide_cluster_kernel(const __grid_constant__ AttentionParams p) {
   attention_body<HeadDim, C, Group, true, kAttnWideWarps, kAttnWideClusterSplits>(p);
 }
@@ -767,7 +776,7 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
 #if LANEC_ATTN_WIDE
   if constexpr (Group <= kAttnClusterMaxGroup && Group * HeadDim <= 512) {
     constexpr int kWideFrom = kAttnWideClusterSplits * kAttnWideWarps / kAttnWarps;  // 64 splits
-    if (p.n_split == kWideFrom && cluster_launches_enabled() &&
+    if (p.n_split >= kWideFrom && cluster_launches_enabled() &&
         attention_wide_clusters_fit<HeadDim, C, Group>(p.n_head / Group)) {
       AttentionParams wide = p;
       wide.n_split = kAttnWideClusterSplits;
