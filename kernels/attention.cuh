@@ -165,9 +165,8 @@ __host__ __device__ constexpr int attention_heads_per_block(int gqa, int head_di
 // Splits the kernel actually uses for `len` keys: no more than n_split and
 // at least kAttnMinKeysPerSplit keys a split (the last may have fewer than
 // that only when len is short of it: one split).
-__host__ __device__ inline int attention_effective_splits(int len, int n_split,
-                                                          int min_keys = kAttnMinKeysPerSplit) {
-  const int by_keys = (len + min_keys - 1) / min_keys;
+__host__ __device__ inline int attention_effective_splits(int len, int n_split) {
+  const int by_keys = (len + kAttnMinKeysPerSplit - 1) / kAttnMinKeysPerSplit;
   const int splits = n_split < by_keys ? n_split : by_keys;
   return splits > 1 ? splits : 1;
 }
@@ -248,37 +247,33 @@ __device__ __forceinline__ void load_key_rows(const T* k_head, const T* v_head, 
   }
 }
 
-// Output elements a thread holds when the block's `threads` threads
-// (kAttnThreads but in the wide form) take a group's `elems` outputs as
-// thread e: e, e + threads, ...
-__host__ __device__ constexpr int attention_outputs_per_thread(int elems, int threads = kAttnThreads) {
-  return (elems + threads - 1) / threads;
-}
+// Output elements a thread holds when the block's threads take a group's
+// `elems` outputs as thread e: e, e + kAttnThreads, ...
+__host__ __device__ constexpr int attention_outputs_per_thread(int elems) { return (elems + kAttnThreads - 1) / kAttnThreads; }
 
 // out[k] = value(e) for this thread's elements e = threadIdx.x + k *
-// threads below n (0 past it): the output mapping of the stores and merges.
+// kAttnThreads below n (0 past it): the output mapping of the stores and merges.
 template <int N, typename Value>
-__device__ __forceinline__ void attention_each_output(int n, float (&out)[N], Value value,
-                                                      int threads = kAttnThreads) {
+__device__ __forceinline__ void attention_each_output(int n, float (&out)[N], Value value) {
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const int e = threadIdx.x + k * threads;
+    const int e = threadIdx.x + k * kAttnThreads;
     out[k] = e < n ? value(e) : 0.0f;
   }
 }
 
 // Writes a thread's N output elements, element k at out index base + e_k with
-// e_k = threadIdx.x + k * threads (those below n_elems): the f32 form
+// e_k = threadIdx.x + k * kAttnThreads (those below n_elems): the f32 form
 // and/or the int8 form, whose 32-element blocks are whole warps, their max
 // reductions run side by side (the whole block calls it).
 template <int N>
 __device__ __forceinline__ void attention_store_all(const AttentionParams& p, int base, int n_elems,
-                                                    const float (&v)[N], int threads = kAttnThreads) {
+                                                    const float (&v)[N]) {
   const int lane = threadIdx.x % kWarpSize;
   float amax[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const int e = threadIdx.x + k * threads;
+    const int e = threadIdx.x + k * kAttnThreads;
     if (p.out != nullptr && e < n_elems) p.out[base + e] = v[k];
     amax[k] = fabsf(v[k]);
   }
@@ -286,8 +281,8 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
   warp_max_each(amax);
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const int i = base + threadIdx.x + k * threads;
-    if (threadIdx.x + k * threads < n_elems)  // whole warps (n_elems is a multiple of 32)
+    const int i = base + threadIdx.x + k * kAttnThreads;
+    if (threadIdx.x + k * kAttnThreads < n_elems)  // whole warps (n_elems is a multiple of 32)
       quantize_block_with_max(v[k], amax[k], p.out_qs, p.out_d, p.out_lo, i / kQ8Block, lane);
   }
 }
@@ -320,11 +315,11 @@ __device__ __forceinline__ bool starts_share_head(int e) {
 // Split `split` stores its partial a of group element e into the slots of
 // the element's owner, and at the start of each head's part of a share the
 // head's m and l.
-template <int HeadDim, int Group, int CS>
+template <int HeadDim, int Group>
 __device__ __forceinline__ void cluster_push_partial(float* part, float* part_ml, int split, int e, float a,
                                                      float m_all, float l_all) {
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
-  const int owner = e / kShare, slot = split % CS;
+  const int owner = e / kShare, slot = split % kAttnClusterSplits;
   *attention_cluster_shared(part, slot * kShare + e % kShare, owner) = a;
   if (starts_share_head<HeadDim, Group>(e)) {
     float* ml = attention_cluster_shared(part_ml, (slot * Group + e / HeadDim) * 2, owner);
@@ -339,20 +334,20 @@ struct AttnPartial {
   float m, l, a;
 };
 
-// The partials k < n (at most MaxN) combined with weights exp(m_k - M), every
+// The partials k < n (at most 8) combined with weights exp(m_k - M), every
 // load in flight before any use; the result is again a partial (m = M).
-template <int MaxN, typename Load>
+template <typename Load>
 __device__ __forceinline__ AttnPartial merge_partials(int n, Load load) {
-  AttnPartial part[MaxN];
+  AttnPartial part[kAttnClusterSplits];
   float m_all = -INFINITY;
 #pragma unroll
-  for (int k = 0; k < MaxN; ++k) {
+  for (int k = 0; k < kAttnClusterSplits; ++k) {
     part[k] = k < n ? load(k) : AttnPartial{-INFINITY, 0.0f, 0.0f};
     m_all = fmaxf(m_all, part[k].m);
   }
   AttnPartial r{m_all, 0.0f, 0.0f};
 #pragma unroll
-  for (int k = 0; k < MaxN; ++k) {
+  for (int k = 0; k < kAttnClusterSplits; ++k) {
     const float w = k < n ? expf(part[k].m - m_all) : 0.0f;  // splits are never empty: m finite
     r.l += w * part[k].l;
     r.a += w * part[k].a;
@@ -370,38 +365,34 @@ __device__ __forceinline__ AttnPartial merge_partials(int n, Load load) {
 // that share merges their at most 8 partials and stores the share: the
 // workspace path's fence and counter, with 8 partials where it had up to 64,
 // spread over 8 blocks. Every block of a cluster with a used split calls it.
-template <int HeadDim, int Group, int Warps, int CS>
+template <int HeadDim, int Group>
 __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, int eff, const float* part,
                                                      const float* part_ml) {
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
   attention_cluster_sync();
-  constexpr int kThreads = Warps * kWarpSize;
-  const int rank = static_cast<int>(blockIdx.y) % CS;
+  const int rank = static_cast<int>(blockIdx.y) % kAttnClusterSplits;
   if (rank >= Group * HeadDim / kShare) return;
-  const int cluster = static_cast<int>(blockIdx.y) / CS;
-  const int clusters = (eff + CS - 1) / CS;
-  const int used = min(CS, eff - cluster * CS);
+  const int cluster = static_cast<int>(blockIdx.y) / kAttnClusterSplits;
+  const int clusters = (eff + kAttnClusterSplits - 1) / kAttnClusterSplits;
+  const int used = min(kAttnClusterSplits, eff - cluster * kAttnClusterSplits);
   const int first = rank * kShare;  // this owner's share of the group's elements
   const int h0 = static_cast<int>(blockIdx.x) * Group;
   auto cluster_partial = [&](int i) {
     const int g = (first + i) / HeadDim;
-    return merge_partials<CS>(used, [&](int s) {
+    return merge_partials(used, [&](int s) {
       return AttnPartial{part_ml[(s * Group + g) * 2], part_ml[(s * Group + g) * 2 + 1], part[s * kShare + i]};
     });
   };
-  float out[attention_outputs_per_thread(kShare, kThreads)];
+  float out[attention_outputs_per_thread(kShare)];
   if (clusters == 1) {
-    attention_each_output(
-        kShare, out,
-        [&](int i) {
-          const AttnPartial r = cluster_partial(i);
-          return r.a / r.l;
-        },
-        kThreads);
-    attention_store_all(p, h0 * HeadDim + first, kShare, out, kThreads);
+    attention_each_output(kShare, out, [&](int i) {
+      const AttnPartial r = cluster_partial(i);
+      return r.a / r.l;
+    });
+    attention_store_all(p, h0 * HeadDim + first, kShare, out);
     return;
   }
-  for (int i = threadIdx.x; i < kShare; i += kThreads) {
+  for (int i = threadIdx.x; i < kShare; i += kAttnThreads) {
     const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
     const AttnPartial r = cluster_partial(i);
     p.part_acc[(static_cast<size_t>(h) * p.n_split + cluster) * HeadDim + d] = r.a;
@@ -413,28 +404,20 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   int* counter = p.done + h0 * kAttnClusterSplits + rank;
   if (!arrived_last(counter, clusters)) return;
   // __ldcg reads L2, never a stale line of this SM's L1.
-  attention_each_output(
-      kShare, out,
-      [&](int i) {
-        const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
-        const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
-        const float* ml_h = p.part_ml + h * p.n_split * 2;
-        // At most kAttnMaxSplits / CS clusters: 8 with clusters of 8.
-        const AttnPartial r = merge_partials<kAttnClusterSplits>(clusters, [&](int c) {
-          return AttnPartial{__ldcg(ml_h + 2 * c), __ldcg(ml_h + 2 * c + 1),
-                             __ldcg(acc_h + static_cast<size_t>(c) * HeadDim)};
-        });
-        return r.a / r.l;
-      },
-      kThreads);
-  attention_store_all(p, h0 * HeadDim + first, kShare, out, kThreads);
+  attention_each_output(kShare, out, [&](int i) {
+    const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
+    const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
+    const float* ml_h = p.part_ml + h * p.n_split * 2;
+    const AttnPartial r = merge_partials(clusters, [&](int c) {
+      return AttnPartial{__ldcg(ml_h + 2 * c), __ldcg(ml_h + 2 * c + 1), __ldcg(acc_h + static_cast<size_t>(c) * HeadDim)};
+    });
+    return r.a / r.l;
+  });
+  attention_store_all(p, h0 * HeadDim + first, kShare, out);
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
-// Warps: warps a block (kAttnWarps, or kAttnWideWarps in the wide form);
-// CS: blocks a cluster (kAttnClusterSplits, or kAttnWideClusterSplits).
-template <int HeadDim, CachePrecision C, int Group, bool Cluster, int Warps = kAttnWarps,
-          int CS = kAttnClusterSplits>
+template <int HeadDim, CachePrecision C, int Group, bool Cluster>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Before any global memory access (see common.cuh); with kAttnEarly, the
   // position and the rows of earlier positions load first.
@@ -447,18 +430,15 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   constexpr int kPer = HeadDim / kWarpSize;
   constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
-  constexpr int kThreads = Warps * kWarpSize;
-  // Keys a split takes at least: kAttnMinKeysPerSplit for every 4 warps.
-  constexpr int kMinKeys = kAttnMinKeysPerSplit * Warps / kAttnWarps;
-  __shared__ float sm_ml[Warps][Group][2];
-  __shared__ float sm_acc[Warps][kElems];
+  __shared__ float sm_ml[kAttnWarps][Group][2];
+  __shared__ float sm_acc[kAttnWarps][kElems];
   __shared__ float sm_w[Group][kAttnMaxSplits];  // last block: split weights, then their sums
   __shared__ float sm_l[Group][kAttnMaxSplits];
   // Cluster merge: the partials of this block's share, a slot for each split.
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
-  static_assert(!Cluster || CS * kShare <= kAttnMaxGroupElems, "cluster slots fit shared memory");
-  __shared__ float sm_part[Cluster ? CS * kShare : 1];
-  __shared__ float sm_part_ml[Cluster ? CS * Group * 2 : 1];
+  static_assert(!Cluster || kAttnClusterSplits * kShare <= kAttnMaxGroupElems, "cluster slots fit shared memory");
+  __shared__ float sm_part[Cluster ? kAttnClusterSplits * kShare : 1];
+  __shared__ float sm_part_ml[Cluster ? kAttnClusterSplits * Group * 2 : 1];
 
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -484,13 +464,13 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   if constexpr (!kAttnEarly) load_queries_and_clear();
   const int pos = *p.pos;
   const int len = min(pos + 1, p.n_ctx);
-  const int eff = attention_effective_splits(len, p.n_split, kMinKeys);
-  const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= CS);
+  const int eff = attention_effective_splits(len, p.n_split);
+  const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= kAttnClusterSplits);
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
     if constexpr (kAttnEarly) pdl_wait();
     // An idle split of the merging cluster meets its barrier and merges its share.
-    if (cluster_merge && split / CS * CS < eff)
-      cluster_merge_splits<HeadDim, Group, Warps, CS>(p, eff, sm_part, sm_part_ml);
+    if (cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff)
+      cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
     return;
   }
   const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
@@ -500,7 +480,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // a chain profile at a long context (bench/chain_profile.sh with
   // CHAIN_DEPTH) times the launch and its split merges without the key loop.
 #ifdef LANEC_ATTN_MERGE_ONLY
-  const int t1 = min(t_end, t0 + Warps * kKeys);
+  const int t1 = min(t_end, t0 + kAttnWarps * kKeys);
 #else
   const int t1 = t_end;
 #endif
@@ -510,7 +490,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // shuffle reductions are independent, so they overlap instead of forming
   // one long latency chain per key.
   // When the rows load: kAttnLoads (above).
-  constexpr int kStride = Warps * kKeys;
+  constexpr int kStride = kAttnWarps * kKeys;
   using Run = CacheRun<T, kPer>;
   Run k_next[kKeys], v_next[kKeys];
   if constexpr (kAttnLoads == 2)
@@ -602,15 +582,15 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 
   // Thread e of the block now takes output element e (+ kAttnThreads ...) of
   // the group: head g = e / HeadDim, dimension d = e % HeadDim.
-  float out[attention_outputs_per_thread(kElems, kThreads)];
+  float out[attention_outputs_per_thread(kElems)];
   attention_each_output(kElems, out, [&](int e) {
     const int g = e / HeadDim, d = e % HeadDim;
     float m_all = -INFINITY;
 #pragma unroll
-    for (int w = 0; w < Warps; ++w) m_all = fmaxf(m_all, sm_ml[w][g][0]);
+    for (int w = 0; w < kAttnWarps; ++w) m_all = fmaxf(m_all, sm_ml[w][g][0]);
     float a = 0.0f, l_all = 0.0f;
 #pragma unroll
-    for (int w = 0; w < Warps; ++w) {
+    for (int w = 0; w < kAttnWarps; ++w) {
       const float weight = sm_ml[w][g][0] == -INFINITY ? 0.0f : expf(sm_ml[w][g][0] - m_all);
       l_all += weight * sm_ml[w][g][1];
       a += weight * sm_acc[w][e];
@@ -618,7 +598,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     const int h = h0 + g;
     if (eff == 1) return a / l_all;
     if (cluster_merge) {
-      cluster_push_partial<HeadDim, Group, CS>(sm_part, sm_part_ml, split, e, a, m_all, l_all);
+      cluster_push_partial<HeadDim, Group>(sm_part, sm_part_ml, split, e, a, m_all, l_all);
     } else {
       p.part_acc[(static_cast<size_t>(h) * p.n_split + split) * HeadDim + d] = a;
       if (d == 0) {
@@ -627,13 +607,13 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
       }
     }
     return 0.0f;  // a partial: the merge writes the output
-  }, kThreads);
+  });
   if (eff == 1) {
-    attention_store_all(p, h0 * HeadDim, kElems, out, kThreads);
+    attention_store_all(p, h0 * HeadDim, kElems, out);
     return;
   }
   if (cluster_merge) {
-    cluster_merge_splits<HeadDim, Group, Warps, CS>(p, eff, sm_part, sm_part_ml);
+    cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
     return;
   }
 
@@ -643,7 +623,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // The last split merges: weights exp(m_s - M) per head and split (splits
   // are never empty here: eff <= len), then the weighted partial sums.
   // __ldcg reads L2, never a stale line of this SM's L1.
-  for (int i = threadIdx.x; i < Group * eff; i += kThreads) {
+  for (int i = threadIdx.x; i < Group * eff; i += kAttnThreads) {
     const int g = i / eff, s = i % eff;
     sm_w[g][s] = __ldcg(p.part_ml + ((h0 + g) * p.n_split + s) * 2 + 0);
     sm_l[g][s] = __ldcg(p.part_ml + ((h0 + g) * p.n_split + s) * 2 + 1);
@@ -683,8 +663,8 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #pragma unroll
     for (int u = 0; u < kMergeLanes; ++u) total += num[u];
     return total / sm_l[g][0];
-  }, kThreads);
-  attention_store_all(p, h0 * HeadDim, kElems, out, kThreads);
+  });
+  attention_store_all(p, h0 * HeadDim, kElems, out);
   if (threadIdx.x == 0) p.done[h0] = 0;  // ready for the next launch (graph replay)
 }
 
@@ -697,56 +677,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_co
 template <int HeadDim, CachePrecision C, int Group>
 __global__ void __launch_bounds__(kAttnThreads) attention_cluster_kernel(const __grid_constant__ AttentionParams p) {
   attention_body<HeadDim, C, Group, true>(p);
-}
-
-// Measurement switch: LANEC_ATTN_WIDE=1 runs a launch of 64 splits as 16
-// splits of 16-warp blocks in clusters of 16 (a non-portable size), so that
-// a head group's splits merge in one cluster, with no workspace level after
-// it; a warp still takes 16 of 4,096 keys. For groups of at most 512
-// elements; where the device cannot hold all the launch's clusters at once
-// the launch keeps the 4-warp form.
-// -DLANEC_ATTN_WIDE_WARPS=8 takes blocks of 8 warps (the form then applies
-// from 32 splits); -DLANEC_ATTN_WIDE_MIN_BLOCKS=2 caps the registers so that
-// two blocks fit an SM.
-#ifndef LANEC_ATTN_WIDE
-#define LANEC_ATTN_WIDE 0
-#endif
-#ifndef LANEC_ATTN_WIDE_WARPS
-#define LANEC_ATTN_WIDE_WARPS 16
-#endif
-#ifndef LANEC_ATTN_WIDE_MIN_BLOCKS
-#define LANEC_ATTN_WIDE_MIN_BLOCKS 1
-#endif
-constexpr int kAttnWideWarps = LANEC_ATTN_WIDE_WARPS;
-constexpr int kAttnWideClusterSplits = 16;
-
-template <int HeadDim, CachePrecision C, int Group>
-__global__ void __launch_bounds__(kAttnWideWarps * kWarpSize, LANEC_ATTN_WIDE_MIN_BLOCKS)
-    attention_wide_cluster_kernel(const __grid_constant__ AttentionParams p) {
-  attention_body<HeadDim, C, Group, true, kAttnWideWarps, kAttnWideClusterSplits>(p);
-}
-
-// Whether `clusters` clusters of the wide kernel fit the device at once
-// (asked once per kernel; the answer is kept).
-template <int HeadDim, CachePrecision C, int Group>
-bool attention_wide_clusters_fit(int clusters) {
-  static int most = -1;
-  if (most < 0) {
-    auto* kernel = attention_wide_cluster_kernel<HeadDim, C, Group>;
-    most = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
-      cudaLaunchAttribute attr = cluster_dimension_attribute(dim3(1, kAttnWideClusterSplits, 1));
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(static_cast<unsigned>(clusters), kAttnWideClusterSplits);
-      config.blockDim = dim3(kAttnWideWarps * kWarpSize);
-      config.attrs = &attr;
-      config.numAttrs = 1;
-      if (cudaOccupancyMaxActiveClusters(&most, kernel, &config) != cudaSuccess) most = 0;
-    }
-    (void)cudaGetLastError();  // a refused query leaves no error behind
-    std::fprintf(stderr, "attention (wide): %d clusters of %d blocks fit at once\n", most, kAttnWideClusterSplits);
-  }
-  return most >= clusters;
 }
 
 // Group: query heads a block serves, attention_heads_per_block(n_head /
@@ -773,19 +703,6 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
   if ((p.out_qs == nullptr) != (p.out_d == nullptr)) return invalid_launch();
   if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr || p.done == nullptr)) return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
-#if LANEC_ATTN_WIDE
-  if constexpr (Group <= kAttnClusterMaxGroup && Group * HeadDim <= 512) {
-    constexpr int kWideFrom = kAttnWideClusterSplits * kAttnWideWarps / kAttnWarps;  // 64 splits
-    if (p.n_split >= kWideFrom && cluster_launches_enabled() &&
-        attention_wide_clusters_fit<HeadDim, C, Group>(p.n_head / Group)) {
-      AttentionParams wide = p;
-      wide.n_split = kAttnWideClusterSplits;
-      return launch_kernel(attention_wide_cluster_kernel<HeadDim, C, Group>,
-                           dim3(grid.x, kAttnWideClusterSplits), kAttnWideWarps * kWarpSize, 0, stream, wide,
-                           dim3(1, kAttnWideClusterSplits, 1));
-    }
-  }
-#endif
   if constexpr (LANEC_ATTN_CLUSTER && Group <= kAttnClusterMaxGroup) {
     if (p.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled())
       return launch_kernel(attention_cluster_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p,

@@ -149,11 +149,6 @@ inline bool pdl_launches_enabled() { return all_compiled_archs_have_pdl() && dev
 // an sm_90+ device).
 inline bool cluster_launches_enabled() { return all_compiled_archs_sm90() && device_is_sm90(); }
 
-// Launches `kernel(p)` on `stream`: with the programmatic-stream-serialization
-// attribute when PDL is enabled, and as clusters of `cluster` blocks when that
-// is not 1x1x1 (the caller checks cluster_launches_enabled()); else as
-// kernel<<<grid, block, smem, stream>>>(p). Returns the launch status, as
-// every launch_<family> does.
 // The launch attribute that runs a grid as clusters of `cluster` blocks.
 inline cudaLaunchAttribute cluster_dimension_attribute(dim3 cluster) {
   cudaLaunchAttribute attr = {};
@@ -164,6 +159,11 @@ inline cudaLaunchAttribute cluster_dimension_attribute(dim3 cluster) {
   return attr;
 }
 
+// Launches `kernel(p)` on `stream`: with the programmatic-stream-serialization
+// attribute when PDL is enabled, and as clusters of `cluster` blocks when that
+// is not 1x1x1 (the caller checks cluster_launches_enabled()); else as
+// kernel<<<grid, block, smem, stream>>>(p). Returns the launch status, as
+// every launch_<family> does.
 template <typename Params>
 cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                           const Params& p, dim3 cluster = dim3(1, 1, 1)) {
