@@ -149,16 +149,6 @@ inline bool pdl_launches_enabled() { return all_compiled_archs_have_pdl() && dev
 // an sm_90+ device).
 inline bool cluster_launches_enabled() { return all_compiled_archs_sm90() && device_is_sm90(); }
 
-// The launch attribute that runs a grid as clusters of `cluster` blocks.
-inline cudaLaunchAttribute cluster_dimension_attribute(dim3 cluster) {
-  cudaLaunchAttribute attr = {};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster.x;
-  attr.val.clusterDim.y = cluster.y;
-  attr.val.clusterDim.z = cluster.z;
-  return attr;
-}
-
 // Launches `kernel(p)` on `stream`: with the programmatic-stream-serialization
 // attribute when PDL is enabled, and as clusters of `cluster` blocks when that
 // is not 1x1x1 (the caller checks cluster_launches_enabled()); else as
@@ -176,7 +166,12 @@ cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t 
       attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
       attr[n++].val.programmaticStreamSerializationAllowed = 1;
     }
-    if (clustered) attr[n++] = cluster_dimension_attribute(cluster);
+    if (clustered) {
+      attr[n].id = cudaLaunchAttributeClusterDimension;
+      attr[n].val.clusterDim.x = cluster.x;
+      attr[n].val.clusterDim.y = cluster.y;
+      attr[n++].val.clusterDim.z = cluster.z;
+    }
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
