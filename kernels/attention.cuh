@@ -115,6 +115,13 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 #endif
 constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
 
+// How K and V rows load (common.cuh StreamKind). A block reads each row of
+// its split once, so the rows need no L1 lines: not through L1 by default
+// (+0.5 % on Qwen3-0.6B, +0.6 % at 4k context, docs/performance.md).
+#ifndef LANEC_ATTN_STREAM
+#define LANEC_ATTN_STREAM 1
+#endif
+
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
 // clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
 // merge in the cluster's shared memory instead of through the workspace, a
@@ -213,7 +220,7 @@ __device__ __forceinline__ void load_cache_raw(const T* row, int lane, CacheRun<
     for (int j = 0; j < N; ++j) r.elems[j] = run[j];
   } else {
 #pragma unroll
-    for (int c = 0; c < Run::kWords; ++c) r.words[c] = __ldg(reinterpret_cast<const typename Run::Word*>(run) + c);
+    for (int c = 0; c < Run::kWords; ++c) r.words[c] = load_streamed<LANEC_ATTN_STREAM>(reinterpret_cast<const typename Run::Word*>(run) + c);
   }
 }
 
