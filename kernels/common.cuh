@@ -213,38 +213,28 @@ __device__ __forceinline__ bool arrived_last(int* counter, int expected) {
 
 // ---- streamed loads ------------------------------------------------------------
 // Read-only data a block reads once (GEMV weight rows, attention K/V rows).
-// Kinds: plain __ldg (0); no L1 allocation (1), which leaves L1 to what the
-// block reuses, such as the GEMV's activation chunks; the same with the L2
-// fetching 256-byte units (2). Below sm_80 every kind is __ldg.
-enum StreamKind { kStreamCached = 0, kStreamNoL1 = 1, kStreamNoL1Wide = 2 };
+// Kinds: plain __ldg (0), or no L1 allocation (1), which leaves L1 to what
+// the block reuses, such as the GEMV's activation chunks. Below sm_80 both
+// are __ldg. (L2 fetches of 256-byte units on top measured no faster,
+// docs/performance.md.)
+enum StreamKind { kStreamCached = 0, kStreamNoL1 = 1 };
 
 template <int Kind, typename W>
 __device__ __forceinline__ W load_streamed(const W* p) {
   static_assert(sizeof(W) == 16 || sizeof(W) == 8 || sizeof(W) == 4, "16-, 8- or 4-byte words");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (Kind != kStreamCached) {
+  if constexpr (Kind == kStreamNoL1) {
     W v;
     if constexpr (sizeof(W) == 16) {
       int4& u = reinterpret_cast<int4&>(v);
-      if constexpr (Kind == kStreamNoL1)
-        asm volatile("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
-      else
-        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
+      asm volatile("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
     } else if constexpr (sizeof(W) == 8) {
       int2& u = reinterpret_cast<int2&>(v);
-      if constexpr (Kind == kStreamNoL1)
-        asm volatile("ld.global.nc.L1::no_allocate.v2.s32 {%0, %1}, [%2];" : "=r"(u.x), "=r"(u.y) : "l"(p));
-      else
-        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v2.s32 {%0, %1}, [%2];"
-                     : "=r"(u.x), "=r"(u.y) : "l"(p));
+      asm volatile("ld.global.nc.L1::no_allocate.v2.s32 {%0, %1}, [%2];" : "=r"(u.x), "=r"(u.y) : "l"(p));
     } else {
       int& u = reinterpret_cast<int&>(v);
-      if constexpr (Kind == kStreamNoL1)
-        asm volatile("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(u) : "l"(p));
-      else
-        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.s32 %0, [%1];" : "=r"(u) : "l"(p));
+      asm volatile("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(u) : "l"(p));
     }
     return v;
   }
