@@ -14,9 +14,15 @@
 //   barrier_grid       one cooperative kernel of one block an SM passing N
 //                      grid-wide barriers (a monotonic global counter), the
 //                      synchronization a persistent step would use between
-//                      dependent stages.
-// Each figure is µs per step: the median over repeats of a replay (or a
-// launch) divided by N. Prints one JSON object.
+//                      dependent stages;
+//   graph_boundary     what a graph boundary adds to the chain_grid steps:
+//                      R back-to-back replays of an N-step graph (a decode
+//                      step a replay, as the generated programs run) against
+//                      one replay of the same R * N steps in one graph, the
+//                      difference over the R - 1 boundaries; what a graph of
+//                      several decode steps could save a token.
+// Each figure but the boundary is µs per step: the median over repeats of a
+// replay (or a launch) divided by N. Prints one JSON object.
 //   nvcc -std=c++17 -O2 -arch=sm_90 -o launch_floor bench/launch_floor.cu && ./launch_floor [N]
 #include <cuda_runtime.h>
 
@@ -63,8 +69,7 @@ float median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
-// µs a step of a graph of `steps` PDL launches of `kernel` with `blocks` blocks.
-float chain_us(void (*kernel)(float*), int blocks, int steps, float* buf, cudaStream_t stream) {
+cudaGraphExec_t capture_chain(void (*kernel)(float*), int blocks, int steps, float* buf, cudaStream_t stream) {
   cudaGraph_t graph;
   LANEC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   for (int s = 0; s < steps; ++s)
@@ -72,6 +77,12 @@ float chain_us(void (*kernel)(float*), int blocks, int steps, float* buf, cudaSt
   LANEC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec;
   LANEC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
+  return exec;
+}
+
+// Median µs of `replays` back-to-back launches of exec, after 3 warm-up launches.
+float replays_us(cudaGraphExec_t exec, int replays, cudaStream_t stream) {
   cudaEvent_t start, stop;
   LANEC_CUDA_CHECK(cudaEventCreate(&start));
   LANEC_CUDA_CHECK(cudaEventCreate(&stop));
@@ -79,14 +90,33 @@ float chain_us(void (*kernel)(float*), int blocks, int steps, float* buf, cudaSt
   std::vector<float> ms(15);
   for (float& m : ms) {
     LANEC_CUDA_CHECK(cudaEventRecord(start, stream));
-    LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    for (int r = 0; r < replays; ++r) LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
     LANEC_CUDA_CHECK(cudaEventRecord(stop, stream));
     LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
     LANEC_CUDA_CHECK(cudaEventElapsedTime(&m, start, stop));
   }
+  LANEC_CUDA_CHECK(cudaEventDestroy(start));
+  LANEC_CUDA_CHECK(cudaEventDestroy(stop));
+  return median(ms) * 1e3f;
+}
+
+// µs a step of a graph of `steps` PDL launches of `kernel` with `blocks` blocks.
+float chain_us(void (*kernel)(float*), int blocks, int steps, float* buf, cudaStream_t stream) {
+  cudaGraphExec_t exec = capture_chain(kernel, blocks, steps, buf, stream);
+  const float us = replays_us(exec, 1, stream);
   LANEC_CUDA_CHECK(cudaGraphExecDestroy(exec));
-  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
-  return median(ms) * 1e3f / static_cast<float>(steps);
+  return us / static_cast<float>(steps);
+}
+
+// µs one graph boundary adds between back-to-back replays of `steps` grid steps.
+float graph_boundary_us(int blocks, int steps, int replays, float* buf, cudaStream_t stream) {
+  cudaGraphExec_t one = capture_chain(read_write_step, blocks, steps, buf, stream);
+  cudaGraphExec_t all = capture_chain(read_write_step, blocks, steps * replays, buf, stream);
+  const float separate = replays_us(one, replays, stream);
+  const float joined = replays_us(all, 1, stream);
+  LANEC_CUDA_CHECK(cudaGraphExecDestroy(one));
+  LANEC_CUDA_CHECK(cudaGraphExecDestroy(all));
+  return (separate - joined) / static_cast<float>(replays - 1);
 }
 
 // µs a barrier of one cooperative grid of `blocks` blocks passing `rounds` barriers.
@@ -133,9 +163,12 @@ int main(int argc, char** argv) {
   const float rw = chain_us(read_write_step, 1, steps, buf, stream);
   const float grid = chain_us(read_write_step, sms, steps, buf, stream);
   const float barrier = barrier_us(sms, steps, stream);
+  constexpr int kBoundaryReplays = 16;
+  const float boundary = graph_boundary_us(sms, steps, kBoundaryReplays, buf, stream);
   std::printf("{\"steps\": %d, \"sms\": %d, \"chain_1block_us\": %.3f, \"chain_1block_rw_us\": %.3f, "
-              "\"chain_grid_us\": %.3f, \"barrier_grid_us\": %.3f}\n",
-              steps, sms, empty, rw, grid, barrier);
+              "\"chain_grid_us\": %.3f, \"barrier_grid_us\": %.3f, \"graph_boundary_us\": %.3f, "
+              "\"graph_boundary_replays\": %d}\n",
+              steps, sms, empty, rw, grid, barrier, boundary, kBoundaryReplays);
   LANEC_CUDA_CHECK(cudaFree(buf));
   LANEC_CUDA_CHECK(cudaStreamDestroy(stream));
   return 0;

@@ -78,7 +78,9 @@ if floor:
     md.append(f"launch floor (bench/launch_floor.cu, µs a step over {floor['steps']} steps): "
               f"empty PDL launch {floor['chain_1block_us']:.2f}, 1 block with a dependent read "
               f"{floor['chain_1block_rw_us']:.2f}, {floor['sms']} blocks {floor['chain_grid_us']:.2f}; "
-              f"grid barrier in one persistent kernel {floor['barrier_grid_us']:.2f}")
+              f"grid barrier in one persistent kernel {floor['barrier_grid_us']:.2f}"
+              + (f"; a graph boundary between replays of {floor['steps']} such steps adds "
+                 f"{floor['graph_boundary_us']:.2f} µs" if "graph_boundary_us" in floor else ""))
 text = "\n".join(md)
 print(text)
 open(f"{dest}/bench.md", "w").write(text + "\n")
