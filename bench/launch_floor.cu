@@ -137,6 +137,8 @@ float barrier_us(int blocks, int rounds, cudaStream_t stream) {
     LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
     if (i >= 3) LANEC_CUDA_CHECK(cudaEventElapsedTime(&ms[i - 3], start, stop));
   }
+  LANEC_CUDA_CHECK(cudaEventDestroy(start));
+  LANEC_CUDA_CHECK(cudaEventDestroy(stop));
   LANEC_CUDA_CHECK(cudaFree(counter));
   return median(ms) * 1e3f / static_cast<float>(rounds);
 }

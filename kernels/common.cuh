@@ -222,6 +222,7 @@ enum StreamKind { kStreamCached = 0, kStreamNoL1 = 1 };
 template <int Kind, typename W>
 __device__ __forceinline__ W load_streamed(const W* p) {
   static_assert(sizeof(W) == 16 || sizeof(W) == 8 || sizeof(W) == 4, "16-, 8- or 4-byte words");
+  static_assert(Kind == kStreamCached || Kind == kStreamNoL1, "a stream kind is 0 (__ldg) or 1 (no L1)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (Kind == kStreamNoL1) {
     W v;
