@@ -16,8 +16,9 @@
 //   NORM mode: elements (2i, 2i+1)            (llama, GGUF's default layout)
 //   NEOX mode: elements (i, i + rope_dims/2)  (qwen2, qwen3)
 // Elements from rope_dims to head_dim are left unrotated (partial rotary).
-// The angle is formed and reduced in double (rope_cos_sin); the inverse
-// frequencies and norm weights are constants, loaded before the wait.
+// The angle is formed and reduced in double (rope_cos_sin). The norm weights
+// (constants), the position and the pairs' cos and sin load or form before
+// the wait; the head's elements load after it, into registers, once.
 #pragma once
 
 #include <cmath>
@@ -71,6 +72,18 @@ constexpr int kRopeWarps = 4;
 #define LANEC_ROPE_PRELOAD 1
 #endif
 
+// Whether the position loads, and the pairs' cos and sin form, before
+// pdl_wait() (with LANEC_ROPE_PRELOAD). The position is written by the
+// previous step's argmax (or the host, before the replay), two or more
+// launches back: a launch starts only once every block of the one before it
+// has passed its own wait, so by then the launch two back has completed
+// (attention.cuh's LANEC_ATTN_EARLY rests on the same order). The callers'
+// contract, which verify_schedule checks: the launch just before a rope does
+// not write its position.
+#ifndef LANEC_ROPE_EARLY_POS
+#define LANEC_ROPE_EARLY_POS 1
+#endif
+
 constexpr int kRopeMaxPairIters = kRopeMaxHeadDim / 2 / kWarpSize;  // pairs a lane rotates, at most
 constexpr int kRopeMaxTailIters = kRopeMaxHeadDim / kWarpSize;      // unrotated elements a lane, at most
 
@@ -109,12 +122,17 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   int head = blockIdx.x * kRopeWarps + threadIdx.x / kWarpSize;
   int part = 0;
   while (part < p.n_parts && head >= p.parts[part].n_head) head -= p.parts[part++].n_head;
+#if LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS
+  const int pos_row = *p.pos;  // written two or more launches back (see above)
+#endif
 
   if (part >= p.n_parts) {  // a V row: copied into the V cache as it is
 #if LANEC_ROPE_PRELOAD
     pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #endif
+#if !(LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS)
     const int pos_row = *p.pos;
+#endif
     if (p.v == nullptr || head >= p.n_v_head || pos_row < 0 || pos_row >= p.n_ctx) return;
     const float* v = p.v + static_cast<size_t>(head) * p.head_dim;
     for (int i = lane; i < p.head_dim; i += kWarpSize)
@@ -128,13 +146,23 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   const int half = p.rope_dims / 2;
   auto pair_a = [&](int i) { return Mode == RopeMode::norm ? 2 * i : i; };
   auto pair_b = [&](int i) { return Mode == RopeMode::norm ? 2 * i + 1 : i + half; };
-  double inv_freq[kRopeMaxPairIters];
+  float cs[kRopeMaxPairIters], sn[kRopeMaxPairIters];
   float wa[kRopeMaxPairIters], wb[kRopeMaxPairIters], wt[kRopeMaxTailIters];
+  // The pairs' cos and sin at the position (before the wait where the
+  // position may be read there).
+  auto angles = [&](int row) {
+#pragma unroll
+    for (int k = 0; k < kRopeMaxPairIters; ++k) {
+      const int i = lane + kWarpSize * k;
+      cs[k] = 1.0f;
+      sn[k] = 0.0f;
+      if (i < half) rope_cos_sin(static_cast<double>(row), rope_inv_freq(p.freq_ratio, i), &cs[k], &sn[k]);
+    }
+  };
 #pragma unroll
   for (int k = 0; k < kRopeMaxPairIters; ++k) {
     const int i = lane + kWarpSize * k;
     const bool in = i < half;
-    inv_freq[k] = in ? rope_inv_freq(p.freq_ratio, i) : 0.0;
     wa[k] = in && pt.norm_w != nullptr ? pt.norm_w[pair_a(i)] : 1.0f;
     wb[k] = in && pt.norm_w != nullptr ? pt.norm_w[pair_b(i)] : 1.0f;
   }
@@ -143,12 +171,33 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     const int i = p.rope_dims + lane + kWarpSize * t;
     wt[t] = i < p.head_dim && pt.norm_w != nullptr ? pt.norm_w[i] : 1.0f;
   }
+#if LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS
+  angles(pos_row);
+#endif
 #if LANEC_ROPE_PRELOAD
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #endif
-
+#if !(LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS)
   const int pos_row = *p.pos;
+  angles(pos_row);
+#endif
+
+  // The head's elements, loaded once into registers (all loads in flight
+  // together; the in-place stores below then need no reloads).
   float* x = pt.x + static_cast<size_t>(head) * p.head_dim;
+  float xa[kRopeMaxPairIters], xb[kRopeMaxPairIters], xt[kRopeMaxTailIters];
+#pragma unroll
+  for (int k = 0; k < kRopeMaxPairIters; ++k) {
+    const int i = lane + kWarpSize * k;
+    xa[k] = i < half ? x[pair_a(i)] : 0.0f;
+    xb[k] = i < half ? x[pair_b(i)] : 0.0f;
+  }
+#pragma unroll
+  for (int t = 0; t < kRopeMaxTailIters; ++t) {
+    const int i = p.rope_dims + lane + kWarpSize * t;
+    xt[t] = i < p.head_dim ? x[i] : 0.0f;
+  }
+
   const bool store_x = !(pt.cache_only && pt.cache != nullptr);
   void* const cache = pos_row >= 0 && pos_row < p.n_ctx ? pt.cache : nullptr;
   auto result = [&](int i, float value) {
@@ -158,24 +207,23 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
 
   float inv = 1.0f;
   if (pt.norm_w != nullptr) {
-    float sumsq = 0.0f;
-    for (int i = lane; i < p.head_dim; i += kWarpSize) sumsq += x[i] * x[i];
+    float sumsq = 0.0f;  // zeros past the head's elements add nothing
+#pragma unroll
+    for (int k = 0; k < kRopeMaxPairIters; ++k) sumsq += xa[k] * xa[k] + xb[k] * xb[k];
+#pragma unroll
+    for (int t = 0; t < kRopeMaxTailIters; ++t) sumsq += xt[t] * xt[t];
     inv = rsqrtf(warp_sum(sumsq) / static_cast<float>(p.head_dim) + p.eps);
   }
   // x * inv * w as the reference forms it (inv is 1 and w 1 without the norm).
-  auto scaled = [&](int i, float w) { return pt.norm_w != nullptr ? x[i] * inv * w : x[i]; };
+  auto scaled = [&](float v, float w) { return pt.norm_w != nullptr ? v * inv * w : v; };
 
-  const double pos = static_cast<double>(pos_row);
 #pragma unroll
   for (int k = 0; k < kRopeMaxPairIters; ++k) {
     const int i = lane + kWarpSize * k;
     if (i >= half) break;
-    float cs, sn;
-    rope_cos_sin(pos, inv_freq[k], &cs, &sn);
-    const int a = pair_a(i), b = pair_b(i);
-    const float xa = scaled(a, wa[k]), xb = scaled(b, wb[k]);
-    result(a, xa * cs - xb * sn);
-    result(b, xa * sn + xb * cs);
+    const float va = scaled(xa[k], wa[k]), vb = scaled(xb[k], wb[k]);
+    result(pair_a(i), va * cs[k] - vb * sn[k]);
+    result(pair_b(i), va * sn[k] + vb * cs[k]);
   }
   // The unrotated tail changes only under the norm, but the cache row needs it either way.
   if (pt.norm_w != nullptr || cache != nullptr) {
@@ -183,7 +231,7 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     for (int t = 0; t < kRopeMaxTailIters; ++t) {
       const int i = p.rope_dims + lane + kWarpSize * t;
       if (i >= p.head_dim) break;
-      result(i, scaled(i, wt[t]));
+      result(i, scaled(xt[t], wt[t]));
     }
   }
 }

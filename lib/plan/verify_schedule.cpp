@@ -56,6 +56,16 @@ void check_attention_predecessor(const Schedule& s, const Launch& prev, const La
   }
 }
 
+// Rope loads its position before its wait (kernels/rope.cuh,
+// LANEC_ROPE_EARLY_POS): the launch just before it must not write it.
+void check_rope_predecessor(const Schedule& s, const Launch& prev, const Launch& rope) {
+  const auto& r = std::get<RopeLaunch>(rope.params);
+  const std::string pos_root = s.storage_of(r.pos).first->name;
+  for (const std::string& name : prev.writes())
+    if (s.storage_of(name).first->name == pos_root)
+      bad(rope, "follows " + prev.name + ", which writes its position " + r.pos);
+}
+
 }  // namespace
 
 void verify_schedule(const Schedule& s) {
@@ -73,6 +83,7 @@ void verify_schedule(const Schedule& s) {
     const Launch& l = s.launches[i];
     check_params(l);
     if (i > 0 && std::holds_alternative<AttentionLaunch>(l.params)) check_attention_predecessor(s, s.launches[i - 1], l);
+    if (i > 0 && std::holds_alternative<RopeLaunch>(l.params)) check_rope_predecessor(s, s.launches[i - 1], l);
     for (const std::string& name : l.reads()) {
       const Buffer* b = s.find_buffer(name);
       if (!b) bad(l, "reads unknown buffer " + name);

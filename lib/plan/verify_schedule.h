@@ -9,7 +9,8 @@
 //    in {1, 2, 4}, split_k in 1..16; rope parts at most 2;
 //  - the launch just before an attention writes neither its position nor
 //    its caches other than as the row at that position (attention reads
-//    both before its wait).
+//    both before its wait); the launch just before a rope does not write
+//    its position (rope reads it before its wait).
 #pragma once
 
 #include "lib/plan/schedule.h"

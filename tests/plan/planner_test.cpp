@@ -494,5 +494,22 @@ TEST_CASE("the launch before attention writes its caches only at the step's row 
   }
 }
 
+TEST_CASE("the launch before a rope never writes its position", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  const Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
+  verify_schedule(s);
+  const auto rope = std::find_if(s.launches.begin(), s.launches.end(),
+                                 [](const Launch& l) { return std::holds_alternative<RopeLaunch>(l.params); });
+  REQUIRE(rope != s.launches.end());
+  const auto& r = std::get<RopeLaunch>(rope->params);
+  Launch advance = *std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& l) {
+    return std::holds_alternative<ArgmaxLaunch>(l.params);
+  });
+  std::get<ArgmaxLaunch>(advance.params).logits = r.parts.front().x;  // an input written by then
+  Schedule position = s;
+  position.launches.insert(position.launches.begin() + (rope - s.launches.begin()), advance);
+  CHECK_THROWS_WITH(verify_schedule(position), Catch::Contains("which writes its position " + r.pos));
+}
+
 }  // namespace
 }  // namespace lanec
