@@ -148,8 +148,8 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   auto pair_b = [&](int i) { return Mode == RopeMode::norm ? 2 * i + 1 : i + half; };
   float cs[kRopeMaxPairIters], sn[kRopeMaxPairIters];
   float wa[kRopeMaxPairIters], wb[kRopeMaxPairIters], wt[kRopeMaxTailIters];
-  // The pairs' cos and sin at the position (before the wait where the
-  // position may be read there).
+  // The pairs' cos and sin at the position (formed before the wait when the
+  // position is read there).
   auto angles = [&](int row) {
 #pragma unroll
     for (int k = 0; k < kRopeMaxPairIters; ++k) {
