@@ -93,13 +93,13 @@ __global__ void __launch_bounds__(Warps * kWarpSize) gemv_bulk_kernel(const __gr
     const uint8_t* row = s_qs + static_cast<size_t>(r) * p.k;
     const uint16_t* row_scale = s_scale + static_cast<size_t>(r) * (p.k / kQ8Block);
     for (int c = slice * kWarpSize + lane; c < n_chunks; c += kWarpSize * Split) {
-      const int4 xq = __ldg(reinterpret_cast<const int4*>(p.x.qs) + c);
-      const int4 xlo = __ldg(reinterpret_cast<const int4*>(p.x.lo) + c);
-      const float xd = __ldg(p.x.d + c / 2);
-      const int4 wq = *reinterpret_cast<const int4*>(row + static_cast<size_t>(c) * 16);
-      const float wd = f16_bits_to_f32(row_scale[c / 2]);
-      acc += wd * xd * (static_cast<float>(gemv_detail::dp4a16(wq, xq)) +
-                        static_cast<float>(gemv_detail::dp4a16(wq, xlo)) / 254.0f);
+      // The library's chunk arithmetic, on the same activation loads.
+      gemv_detail::XChunk<WeightFormat::q8_0_split, Activation::int8x2> x;
+      x.q = __ldg(reinterpret_cast<const int4*>(p.x.qs) + c);
+      x.lo = __ldg(reinterpret_cast<const int4*>(p.x.lo) + c);
+      x.d = __ldg(p.x.d + c / 2);
+      const gemv_detail::WChunk w{*reinterpret_cast<const int4*>(row + static_cast<size_t>(c) * 16), row_scale[c / 2]};
+      acc += gemv_detail::dot_chunk<WeightFormat::q8_0_split, Activation::int8x2>(w, x);
     }
   }
   acc = warp_sum(acc);

@@ -83,6 +83,7 @@ constexpr int kRopeWarps = 4;
 #ifndef LANEC_ROPE_EARLY_POS
 #define LANEC_ROPE_EARLY_POS 1
 #endif
+constexpr bool kRopeEarlyPos = LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS;
 
 constexpr int kRopeMaxPairIters = kRopeMaxHeadDim / 2 / kWarpSize;  // pairs a lane rotates, at most
 constexpr int kRopeMaxTailIters = kRopeMaxHeadDim / kWarpSize;      // unrotated elements a lane, at most
@@ -122,17 +123,14 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   int head = blockIdx.x * kRopeWarps + threadIdx.x / kWarpSize;
   int part = 0;
   while (part < p.n_parts && head >= p.parts[part].n_head) head -= p.parts[part++].n_head;
-#if LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS
-  const int pos_row = *p.pos;  // written two or more launches back (see above)
-#endif
+  int pos_row = 0;
+  if constexpr (kRopeEarlyPos) pos_row = *p.pos;  // written two or more launches back (see above)
 
   if (part >= p.n_parts) {  // a V row: copied into the V cache as it is
 #if LANEC_ROPE_PRELOAD
     pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #endif
-#if !(LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS)
-    const int pos_row = *p.pos;
-#endif
+    if constexpr (!kRopeEarlyPos) pos_row = *p.pos;
     if (p.v == nullptr || head >= p.n_v_head || pos_row < 0 || pos_row >= p.n_ctx) return;
     const float* v = p.v + static_cast<size_t>(head) * p.head_dim;
     for (int i = lane; i < p.head_dim; i += kWarpSize)
@@ -171,16 +169,14 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     const int i = p.rope_dims + lane + kWarpSize * t;
     wt[t] = i < p.head_dim && pt.norm_w != nullptr ? pt.norm_w[i] : 1.0f;
   }
-#if LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS
-  angles(pos_row);
-#endif
+  if constexpr (kRopeEarlyPos) angles(pos_row);
 #if LANEC_ROPE_PRELOAD
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #endif
-#if !(LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS)
-  const int pos_row = *p.pos;
-  angles(pos_row);
-#endif
+  if constexpr (!kRopeEarlyPos) {
+    pos_row = *p.pos;
+    angles(pos_row);
+  }
 
   // The head's elements, loaded once into registers (all loads in flight
   // together; the in-place stores below then need no reloads).
