@@ -549,6 +549,11 @@ class ProgramEmitter {
     }
     o << "    p.split_k = " << g.split_k << ";\n";
     // kernels/gemv.cuh's Activation enumerators carry the numerics' names.
+    if (g.staged) {  // staged_weights: kernels/gemv_staged.cuh
+      launch_call("launch_gemv_staged<Activation::" + std::string(gemv_numerics_name(g.numerics)) + ", " +
+                  std::to_string(g.rows_per_warp) + ">");
+      return;
+    }
     launch_call("launch_gemv<" + weight_format(g.format) + ", Activation::" + gemv_numerics_name(g.numerics) +
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }

@@ -11,6 +11,7 @@
 #include "quantize.cuh"     // launch_quantize_q8: f32 -> int8 activations
 #include "repack.cuh"       // launch_repack_q8_0: GGUF Q8_0 -> q8_0_split at load
 #include "gemv.cuh"         // launch_gemv: y = W x, parts / SwiGLU / bias / residual
+#include "gemv_staged.cuh"  // launch_gemv_staged: the same with the weights staged in shared memory
 #include "rope.cuh"         // launch_rope: RoPE (+ per-head RMS norm), Q and K parts
 #include "kv_cache.cuh"     // launch_kv_write: K/V rows into the caches
 #include "attention.cuh"    // launch_attention: split-K decode attention, merged in-kernel

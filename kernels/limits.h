@@ -20,6 +20,11 @@ constexpr int kRopeMaxHeadDim = 256;
 // attention.cuh: a lane holds head_dim / 32 elements of q and of each accumulator.
 constexpr int kAttnMaxHeadDim = 256;
 
+// gemv_staged.cuh: 8 warps a block; k a multiple of 256, so that each row's
+// f16 scales (k / 16 bytes) fill whole 16-byte bulk copies.
+constexpr int kGemvStagedWarps = 8;
+constexpr int kGemvStagedKMultiple = 256;
+
 // attention.cuh's cluster merge: the splits of a head group launch as
 // clusters of 8 blocks, for blocks of at most 4 query heads (the planner
 // rounds their split count up to whole clusters).

@@ -28,6 +28,7 @@
 #include "rules/embed_norm.h"
 #include "rules/strided_values.h"
 #include "rules/rows_a_warp.h"
+#include "rules/staged_weights.h"
 #include "rules/rope_parts.h"
 #include "rules/gemv_parts.h"
 #include "rules/sequences.h"
@@ -61,6 +62,7 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_embed_norm_rule());
   rules.push_back(make_strided_values_rule());
   rules.push_back(make_rows_a_warp_rule());
+  rules.push_back(make_staged_weights_rule());
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_sequences_rule());

@@ -221,6 +221,11 @@ stage_programs() {
       -o "$WORK/models/qwen3-0.6b-q8_0.gguf" 2>/dev/null
     cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
     cases+=("qwen3-0.6b-q8_0-h200-vs-f32 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-f32")
+    # Two layers at Qwen3-1.7B's widths: staged_weights fires on the output
+    # projections (the tiny shapes never stage).
+    "$LANEC" synth qwen3-1.7b --layers 2 --type q8_0 --seed 21 --vocab tests/data/vocab/qwen3-vocab.gguf \
+      -o "$WORK/models/qwen3-1.7b-2l-q8_0.gguf" 2>/dev/null
+    cases+=("qwen3-1.7b-2l-q8_0-h200 $WORK/models/qwen3-1.7b-2l-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
     # One-word int8 over 28 random layers: its agreement is reported, not
     # gated (docs/reference.md: no CPU reference tracks it that deep).
     cases+=("qwen3-0.6b-q8_0-one-word $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200-one-word.yaml top1-report")
@@ -300,6 +305,13 @@ stage_sanitizer() {
   check sanitizer_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "1 2 3" -n 4 --quiet
   check sanitizer_racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
+    --prompt-tokens "1 2 3" -n 4 --quiet
+  # The staged GEMV (bulk copies into shared memory) where the programs stage built it.
+  prog="$WORK/prog/qwen3-1.7b-2l-q8_0-h200" model="$WORK/models/qwen3-1.7b-2l-q8_0.gguf"
+  [[ -x $prog ]] || return 0
+  check sanitizer_memcheck_staged compute-sanitizer --tool memcheck --error-exitcode 1 "$prog" "$model" \
+    --prompt-tokens "1 2 3" -n 4 --quiet
+  check sanitizer_racecheck_staged compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "1 2 3" -n 4 --quiet
 }
 

@@ -540,6 +540,7 @@ struct ParamText {
            (l.parts[i].bias.empty() ? "" : "(bias)") + (l.parts[i].residual.empty() ? "" : "(residual)");
     if (l.swiglu) s += " swiglu";
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
+    if (l.staged) s += " staged";
   }
   void operator()(const RopeLaunch& l) {
     s = std::string(l.neox ? "neox" : "norm") + " head_dim=" + std::to_string(l.head_dim) +

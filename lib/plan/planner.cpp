@@ -91,7 +91,10 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   dump("link", [&] { return print_launches(linked.launches); });
 
   // size: int8 forms, chip parameters, buffers.
-  SizedPlan sized = size_plan(g, linked, knobs, held(options, "rows_a_warp"), tally);
+  SizeRules size_rules;
+  size_rules.rows_a_warp = !held(options, "rows_a_warp");
+  size_rules.staged_weights = !held(options, "staged_weights");
+  SizedPlan sized = size_plan(g, linked, knobs, size_rules, tally);
   dump("size", [&] { return print_launches(sized.launches) + "\n" + print_buffers(sized.buffers); });
 
   // sequences: merge per-sequence launches.

@@ -106,7 +106,8 @@ struct GemvLaunch {
   int64_t k = 0;
   bool swiglu = false;         // glu_pair: parts[0].y = silu(gate x) * (up x)
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4
-  int split_k = 1;             // warps sharing one row group (1..16)
+  int split_k = 1;             // warps sharing one row group (1..16; staged: 1, 2 or 4)
+  bool staged = false;         // staged_weights: all weights copied to shared memory before the wait
 };
 
 struct RopePart {
@@ -258,7 +259,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 27 rules
+  std::vector<RuleCount> rules;              // registry order, all 28 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

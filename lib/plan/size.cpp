@@ -8,6 +8,7 @@
 #include "kernels/limits.h"
 #include "lib/common/error.h"
 #include "rules/rows_a_warp.h"
+#include "rules/staged_weights.h"
 
 namespace lanec {
 namespace {
@@ -33,8 +34,8 @@ int64_t chunk_elems(GgmlType format) {
 
 class Sizer {
  public:
-  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, bool held, RuleTally& tally)
-      : g_(g), linked_(linked), knobs_(knobs), rows_a_warp_held_(held), tally_(tally) {
+  Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, const SizeRules& rules, RuleTally& tally)
+      : g_(g), linked_(linked), knobs_(knobs), rules_(rules), tally_(tally) {
     for (const ViewDecl& v : linked.views) {
       LANEC_ASSERT(!views_.count(v.tensor), "tensor " + v.tensor + " planned as two views");
       views_[v.tensor] = v;
@@ -47,6 +48,11 @@ class Sizer {
     SizedPlan out;
     out.launches = linked_.launches;
     add_int8_forms(out.launches);
+    for (const Launch& l : out.launches)
+      if (const auto* a = std::get_if<AttentionLaunch>(&l.params)) {
+        if (!a->out.empty()) attention_outputs_.insert(a->out);
+        if (!a->out_q8.empty()) attention_outputs_.insert(a->out_q8);
+      }
     for (Launch& l : out.launches) choose_parameters(l);
     out.buffers = make_buffers(out.launches);
     return out;
@@ -142,12 +148,38 @@ class Sizer {
     }
   }
 
+  // staged_weights: the staged kernel's split and rows a warp replace the
+  // register GEMV's where the rule fires.
+  void choose_staging(Launch& l, GemvLaunch& p, int64_t rows) {
+    StagedWeightsQuery q;
+    q.arch_number = knobs_.arch_number();
+    q.sms = knobs_.chip.sms;
+    q.smem_kib_per_block = knobs_.chip.smem_kib_per_block;
+    q.format = p.format;
+    q.int8_activations = p.numerics != GemvNumerics::f32;
+    q.swiglu = p.swiglu;
+    q.reads_attention_output = attention_outputs_.count(q.int8_activations ? p.x_q8 : p.x) > 0;
+    q.rows = rows;
+    q.k = p.k;
+    q.register_split_k = p.split_k;
+    const StagedWeightsChoice choice = choose_staged_weights(q);
+    if (choice.declined) {
+      tally_.declined("staged_weights", l.name, *choice.declined);
+      return;
+    }
+    p.staged = true;
+    p.split_k = choice.split_k;
+    p.rows_per_warp = choice.rows_per_warp;
+    tally_.fired("staged_weights", l.name, l.ops);
+    l.rules.push_back("staged_weights");
+  }
+
   void choose_parameters(Launch& l) {
     if (auto* p = std::get_if<GemvLaunch>(&l.params)) {
       int64_t rows = 0;
       for (const GemvPart& part : p->parts) rows += part.rows;
       if (p->swiglu) rows = p->parts.front().rows;
-      if (!rows_a_warp_held_) {
+      if (rules_.rows_a_warp) {
         RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics == GemvNumerics::f32,
                                                     knobs_.chip.sms);
         if (choice.declined) {
@@ -160,6 +192,7 @@ class Sizer {
       }
       p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms,
                                        resident_warps_per_sm(knobs_.arch_number()), p->swiglu);
+      if (rules_.staged_weights) choose_staging(l, *p, rows);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
       int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);
@@ -322,7 +355,8 @@ class Sizer {
   const Graph& g_;
   const LinkedPlan& linked_;
   const Knobs& knobs_;
-  bool rows_a_warp_held_;
+  SizeRules rules_;
+  std::set<std::string> attention_outputs_;  // f32 and int8 forms the attention launches write
   RuleTally& tally_;
   std::map<std::string, ViewDecl> views_;
   std::map<std::string, int64_t> packs_;
@@ -440,8 +474,8 @@ int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
-                    bool rows_a_warp_held, RuleTally& tally) {
-  return Sizer(graph, linked, knobs, rows_a_warp_held, tally).run();
+                    const SizeRules& rules, RuleTally& tally) {
+  return Sizer(graph, linked, knobs, rules, tally).run();
 }
 
 std::string print_buffers(const std::vector<Buffer>& buffers) {

@@ -6,7 +6,8 @@
 //    or attention that makes x writes the int8 form itself (and its f32 form
 //    only if something else reads it); otherwise a quantize launch runs just
 //    before the first GEMV that reads it.
-//  - parameters: GEMV rows a warp (rule rows_a_warp) and split_k, attention
+//  - parameters: GEMV rows a warp (rule rows_a_warp), split_k and the staged
+//    kernel (rule staged_weights), attention
 //    context splits from the SM count, the argmax grid (blocks over the
 //    logits), and the attention smem check against smem_kib_per_block.
 //  - buffers: one per tensor the launches touch, views where link placed a
@@ -30,8 +31,14 @@ struct SizedPlan {
   std::vector<Buffer> buffers;  // sorted by name
 };
 
+// The launch-stage rules it applies unless held: rows_a_warp, staged_weights.
+struct SizeRules {
+  bool rows_a_warp = true;
+  bool staged_weights = true;
+};
+
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,
-                    bool rows_a_warp_held, RuleTally& tally);
+                    const SizeRules& rules, RuleTally& tally);
 
 // The chip-derived parameters (exposed for tests and docs/planner.md).
 // `rows`: output rows (a SwiGLU pair: the gate rows); `warps_per_sm`: the

@@ -4,6 +4,7 @@
 #include <set>
 #include <variant>
 
+#include "kernels/limits.h"
 #include "lib/common/error.h"
 
 namespace lanec {
@@ -23,6 +24,10 @@ void check_params(const Launch& l) {
     if (g->split_k < 1 || g->split_k > 16) bad(l, "split_k " + std::to_string(g->split_k));
     if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
+    // kernels/gemv_staged.cuh: q8_0 with int8 activations, split 1, 2 or 4, no SwiGLU.
+    if (g->staged && (g->format != GgmlType::Q8_0 || g->numerics == GemvNumerics::f32 || g->swiglu ||
+                      (g->split_k != 1 && g->split_k != 2 && g->split_k != 4) || g->k % kernels::kGemvStagedKMultiple != 0))
+      bad(l, "staged GEMV outside what the staged kernel takes");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");

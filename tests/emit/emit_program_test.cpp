@@ -150,6 +150,23 @@ TEST_CASE("one-word int8 programs read and write no low words", "[emit]") {
   CHECK(code.find("launch_quantize_q8") != std::string::npos);  // the SwiGLU output's
 }
 
+// Occurrences of `needle` in `text`.
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+TEST_CASE("a staged output projection launches the staged GEMV; held, the register GEMV", "[emit]") {
+  const std::string staged = emit_test::emit_staged_sample();
+  CHECK(count_of(staged, "launch_gemv_staged<Activation::int8x2, 2>") == 1);
+  CHECK(count_of(staged, "launch_gemv<") == 4);  // Q/K/V, gate/up, down and the logits
+  CHECK(staged.find("staged_weights") != std::string::npos);
+  const std::string held = emit_test::emit_staged_sample({"staged_weights"});
+  CHECK(count_of(held, "launch_gemv_staged") == 0);
+  CHECK(count_of(held, "launch_gemv<") == count_of(staged, "launch_gemv<") + 1);
+}
+
 TEST_CASE("model identity: checked metadata and fingerprint", "[emit]") {
   const emit_test::Planned a = emit_test::plan_sample("qwen3-tiny", "h200");
   const emit_test::Planned b = emit_test::plan_sample("qwen2-tiny", "h200");

@@ -64,6 +64,25 @@ inline std::string emit_one_word_sample(const std::string& sample) {
   return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
 }
 
+// One layer at Qwen3-1.7B's widths (a 512-token vocabulary, a narrow FFN),
+// where staged_weights fires on the output projection under the h200 knobs.
+inline std::string emit_staged_sample(const std::vector<std::string>& held = {}) {
+  lanec::SynthOptions synth;
+  synth.shape = lanec::find_preset("qwen3-1.7b");
+  synth.shape.n_layer = 1;
+  synth.shape.n_vocab = 512;
+  synth.shape.n_ff = 256;
+  synth.type = lanec::GgmlType::Q8_0;
+  const std::vector<uint8_t> bytes = lanec::build_synthetic_model(synth).to_bytes();
+  const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), "qwen3-1.7b-1l.gguf");
+  lanec::PlanOptions plan;
+  plan.held = held;
+  const lanec::PlanResult r = lanec::plan_model(gguf, lanec::load_knobs(knob_path("h200")), plan);
+  lanec::EmitOptions options;
+  options.knob_file = "samples/knobs/h200.yaml";
+  return lanec::emit_program(r.schedule, r.graph, lanec::model_identity(gguf), options);
+}
+
 inline std::string emit_sample(const std::string& sample, const std::string& knobs) {
   const Planned p = plan_sample(sample, knobs);
   lanec::EmitOptions options;

@@ -65,6 +65,23 @@ TEST_CASE("golden programs compile with nvcc for sm_80 and sm_90, warning-free",
   }
 }
 
+TEST_CASE("a program with a staged GEMV compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string cu = dir + "/qwen3-1.7b-1l__staged.cu";
+  const std::string code = emit_test::emit_staged_sample();
+  REQUIRE(code.find("launch_gemv_staged<") != std::string::npos);
+  std::ofstream(cu) << code;
+  const Run r = run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
+                           " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
+                        std::string(LANEC_SOURCE_DIR) + " -x cu " + cu + " -o " + dir + "/staged.o",
+                    dir + "/log.txt");
+  INFO(r.output.substr(0, 4000));
+  CHECK(r.status == 0);
+  CHECK(r.output.empty());
+}
+
 TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());

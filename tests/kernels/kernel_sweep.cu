@@ -505,7 +505,8 @@ std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>
   return s;
 }
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+// Staged: the same product through launch_gemv_staged (gemv_staged.cuh).
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Staged = false>
 void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k) {
   const int n_parts = static_cast<int>(part_rows.size());
   const auto x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
@@ -549,11 +550,16 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   p.x_d = d_xd.get();
   p.x_lo = d_xlo.get();
   p.split_k = split_k;
-  expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
+  if constexpr (Staged) {
+    static_assert(F == WeightFormat::q8_0_split && !Swiglu, "the staged GEMV: q8_0_split, no SwiGLU");
+    expect_ok("gemv staged", launch_gemv_staged<A, RowsPerWarp>(p, nullptr));
+  } else {
+    expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
+  }
 
   std::string shape;
   for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
-  const std::string tag = fmt("gemv %s act=%s rpw=%d split=%d k=%d rows=%s %s", format_name(F),
+  const std::string tag = fmt("gemv%s %s act=%s rpw=%d split=%d k=%d rows=%s %s", Staged ? " staged" : "", format_name(F),
                               A == Activation::int8x2 ? "int8x2" : A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
                               epilogue_name(epi));
   // Error budget: 1e-6 of sum |w x| (float accumulation in a different order).
@@ -623,6 +629,22 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, false>(6144, {2048}, Epilogue::plain, 4);
 }
 
+// The staged GEMV at the output projections it is planned for (1.7B's
+// 2048 x 2048) and at shapes that reach every corner: a partial last block,
+// blocks straddling parts, three parts with bias, a residual, a long k.
+template <Activation A>
+void sweep_gemv_staged() {
+  constexpr WeightFormat Q = WeightFormat::q8_0_split;
+  sweep_gemv_case<Q, A, 2, false, true>(2048, {2048}, Epilogue::plain, 2);
+  sweep_gemv_case<Q, A, 1, false, true>(1024, {1024}, Epilogue::plain, 4);
+  sweep_gemv_case<Q, A, 2, false, true>(1024, {1024}, Epilogue::plain, 4);
+  sweep_gemv_case<Q, A, 2, false, true>(256, {67}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 2, false, true>(4096, {700, 700}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 2, false, true>(1024, {512, 257, 255}, Epilogue::parts3_bias, 2);
+  sweep_gemv_case<Q, A, 1, false, true>(3072, {333}, Epilogue::residual, 4);
+  sweep_gemv_case<Q, A, 2, false, true>(12288, {65}, Epilogue::plain, 4);
+}
+
 void sweep_gemv() {
   sweep_gemv_format<WeightFormat::f32, Activation::f32>();
   sweep_gemv_format<WeightFormat::f16, Activation::f32>();
@@ -630,6 +652,8 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::f32>();
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8>();
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
+  sweep_gemv_staged<Activation::int8>();
+  sweep_gemv_staged<Activation::int8x2>();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};
@@ -652,6 +676,13 @@ void sweep_gemv() {
   p.n_parts = 1;
   p.x = buf.get() + 1;
   expect_refused("gemv x not 16-byte aligned", launch_gemv<WeightFormat::f32, Activation::f32, 1, false>(p, nullptr));
+  p.x_qs = reinterpret_cast<const int8_t*>(buf.get());
+  p.x_d = buf.get();
+  p.k = 1024 + 32;
+  expect_refused("gemv staged k=1056 (k % 256 != 0)", launch_gemv_staged<Activation::int8, 2>(p, nullptr));
+  p.k = 1024;
+  p.split_k = 3;
+  expect_refused("gemv staged split_k=3", launch_gemv_staged<Activation::int8, 2>(p, nullptr));
 }
 
 // ---- rope --------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include "lib/graph/builder.h"
 #include "lib/plan/planner.h"
 #include "lib/plan/size.h"
+#include "lib/plan/verify_schedule.h"
 #include "rules/registry.h"
 #include "tests/plan/plan_fixtures.h"
 
@@ -29,14 +30,14 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
   return s.census.rules.front();
 }
 
-TEST_CASE("the registry holds all 27 rules in their documented order", "[plan]") {
+TEST_CASE("the registry holds all 28 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
       "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
-      "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "rope_parts",
-      "gemv_parts", "sequences"};
+      "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights",
+      "rope_parts", "gemv_parts", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
 }
@@ -441,6 +442,46 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   CHECK(deq.buffer(am.done).elements == 1);
   CHECK(deq.buffer(am.done).role == BufferRole::workspace);
   CHECK(r.schedule.census.weight_bytes_per_step > 7000000000ull);
+}
+
+TEST_CASE("staged_weights stages the output projection after the attention at 1.7B shapes", "[plan]") {
+  test::DecoderDims d;  // Qwen3-1.7B's widths, two layers
+  d.n_embd = 2048;
+  d.n_layer = 2;
+  d.n_head = 16;
+  d.n_ff = 6144;
+  d.n_vocab = 1024;
+  const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
+  Schedule s = plan_graph(test::decoder_graph(d), knobs, {}).schedule;
+  int staged = 0;
+  for (const Launch& l : s.launches) {
+    const auto* g = std::get_if<GemvLaunch>(&l.params);
+    if (g == nullptr || !g->staged) continue;
+    ++staged;
+    CHECK(l.name.rfind("gemv_attn_out_l", 0) == 0);  // only the GEMVs reading an attention output
+    CHECK(g->split_k == 2);
+    CHECK(g->rows_per_warp == 2);
+    CHECK(std::find(l.rules.begin(), l.rules.end(), "staged_weights") != l.rules.end());
+  }
+  CHECK(staged == 2);
+  CHECK(rule_count(s, "staged_weights").fired == 2);
+  // Held: the register GEMV everywhere, with its own split.
+  PlanOptions held;
+  held.held = {"staged_weights"};
+  Schedule h = plan_graph(test::decoder_graph(d), knobs, held).schedule;
+  for (const Launch& l : h.launches)
+    if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->staged);
+  const auto& out = std::get<GemvLaunch>(find_launch(h, "gemv_attn_out_l00")->params);
+  CHECK(out.rows_per_warp == 1);
+  CHECK(out.split_k == 2);
+  // The verifier refuses a staged GEMV the staged kernel cannot take.
+  auto& bad = std::get<GemvLaunch>(s.launches[static_cast<size_t>(
+      std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& l) {
+        const auto* g = std::get_if<GemvLaunch>(&l.params);
+        return g != nullptr && g->staged;
+      }) - s.launches.begin())].params);
+  bad.split_k = 8;
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("staged GEMV outside what the staged kernel takes"));
 }
 
 }  // namespace
