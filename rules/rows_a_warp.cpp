@@ -2,23 +2,6 @@
 #include "rules/rows_a_warp.h"
 
 namespace lanec {
-namespace {
-
-class RowsAWarpRule : public FusionRule {
- public:
-  const char* name() const override { return "rows_a_warp"; }
-  const char* intent() const override { return "each GEMV warp computes 2 rows from one x chunk load"; }
-  RuleStage stage() const override { return RuleStage::launches; }
-  // A launch-stage rule: the planner calls choose_rows_a_warp per GEMV launch.
-  std::vector<RuleMatch> match(const FusedGraph&) const override { return {}; }
-  std::optional<std::string> guard(const FusedGraph&, const RuleMatch&,
-                                   const RuleContext&) const override {
-    return std::nullopt;
-  }
-  void rewrite(FusedGraph&, const RuleMatch&) const override {}
-};
-
-}  // namespace
 
 RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, bool dequant, int sms) {
   if (format != GgmlType::Q8_0 || !dequant)
@@ -30,6 +13,9 @@ RowsAWarpChoice choose_rows_a_warp(int64_t rows, GgmlType format, bool dequant, 
                  " warps would run on each of the " + std::to_string(sms) + " SMs"};
 }
 
-std::unique_ptr<FusionRule> make_rows_a_warp_rule() { return std::make_unique<RowsAWarpRule>(); }
+// The planner calls choose_rows_a_warp per GEMV launch.
+std::unique_ptr<FusionRule> make_rows_a_warp_rule() {
+  return std::make_unique<LaunchStageRule>("rows_a_warp", "each GEMV warp computes 2 rows from one x chunk load");
+}
 
 }  // namespace lanec

@@ -83,6 +83,26 @@ class WaitingRule : public FusionRule {
   const char* arch_;
 };
 
+// A rule of the launch stage: it matches nothing in the graph; the planner
+// asks its choose_* function per launch and records what it decided.
+class LaunchStageRule : public FusionRule {
+ public:
+  LaunchStageRule(const char* rule_name, const char* rule_intent) : name_(rule_name), intent_(rule_intent) {}
+  const char* name() const override { return name_; }
+  const char* intent() const override { return intent_; }
+  RuleStage stage() const override { return RuleStage::launches; }
+  std::vector<RuleMatch> match(const FusedGraph&) const override { return {}; }
+  std::optional<std::string> guard(const FusedGraph&, const RuleMatch&,
+                                   const RuleContext&) const override {
+    return std::nullopt;
+  }
+  void rewrite(FusedGraph&, const RuleMatch&) const override {}
+
+ private:
+  const char* name_;
+  const char* intent_;
+};
+
 // Helpers shared by the graph rules (rules/rule_helpers.cpp).
 namespace rule_helpers {
 // The single op of a node of kind single with op kind `kind`, or nullptr.

@@ -10,22 +10,6 @@
 namespace lanec {
 namespace {
 
-class StagedWeightsRule : public FusionRule {
- public:
-  const char* name() const override { return "staged_weights"; }
-  const char* intent() const override {
-    return "a GEMV after the attention copies all its weights into shared memory before its wait";
-  }
-  RuleStage stage() const override { return RuleStage::launches; }
-  // A launch-stage rule: the planner calls choose_staged_weights per GEMV launch.
-  std::vector<RuleMatch> match(const FusedGraph&) const override { return {}; }
-  std::optional<std::string> guard(const FusedGraph&, const RuleMatch&,
-                                   const RuleContext&) const override {
-    return std::nullopt;
-  }
-  void rewrite(FusedGraph&, const RuleMatch&) const override {}
-};
-
 constexpr int64_t kChunkElems = 16;         // int8 weights a 16-byte chunk
 constexpr int64_t kStagedRowsPerWarp = 2;   // measured: as fast as 1 (docs/performance.md)
 // Blocks of the staged kernel an SM holds by registers (47 a thread, 256
@@ -75,6 +59,10 @@ StagedWeightsChoice choose_staged_weights(const StagedWeightsQuery& q) {
   return {true, split, static_cast<int>(kStagedRowsPerWarp), std::nullopt};
 }
 
-std::unique_ptr<FusionRule> make_staged_weights_rule() { return std::make_unique<StagedWeightsRule>(); }
+// The planner calls choose_staged_weights per GEMV launch.
+std::unique_ptr<FusionRule> make_staged_weights_rule() {
+  return std::make_unique<LaunchStageRule>(
+      "staged_weights", "a GEMV after the attention copies all its weights into shared memory before its wait");
+}
 
 }  // namespace lanec

@@ -42,22 +42,27 @@ std::string scratch_dir() {
   return dir;
 }
 
+// nvcc's -c of one program for sm_80 and sm_90, warnings as errors.
+Run compile_both_archs(const std::string& nvcc, const std::string& cu, const std::string& object,
+                       const std::string& dir) {
+  return run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
+                    " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
+                 std::string(LANEC_SOURCE_DIR) + " -x cu " + cu + " -o " + object,
+             dir + "/log.txt");
+}
+
 }  // namespace
 
 TEST_CASE("golden programs compile with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
-  const std::string src = LANEC_SOURCE_DIR;
   for (const std::string& sample : emit_test::samples()) {
     for (const std::string& knobs : emit_test::knob_files()) {
       const std::string golden = emit_test::golden_path(sample, knobs);
       INFO(golden);
       REQUIRE(std::ifstream(golden).good());
-      const Run r = run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
-                               " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
-                            src + " -x cu " + golden + " -o " + dir + "/" + sample + "__" + knobs + ".o",
-                        dir + "/log.txt");
+      const Run r = compile_both_archs(nvcc, golden, dir + "/" + sample + "__" + knobs + ".o", dir);
       INFO(r.output.substr(0, 4000));
       CHECK(r.status == 0);
       CHECK(r.output.empty());
@@ -73,10 +78,7 @@ TEST_CASE("a program with a staged GEMV compiles with nvcc for sm_80 and sm_90, 
   const std::string code = emit_test::emit_staged_sample();
   REQUIRE(code.find("launch_gemv_staged<") != std::string::npos);
   std::ofstream(cu) << code;
-  const Run r = run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
-                           " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
-                        std::string(LANEC_SOURCE_DIR) + " -x cu " + cu + " -o " + dir + "/staged.o",
-                    dir + "/log.txt");
+  const Run r = compile_both_archs(nvcc, cu, dir + "/staged.o", dir);
   INFO(r.output.substr(0, 4000));
   CHECK(r.status == 0);
   CHECK(r.output.empty());
@@ -88,10 +90,7 @@ TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warni
   const std::string dir = scratch_dir();
   const std::string cu = dir + "/qwen3-tiny__one_word.cu";
   std::ofstream(cu) << emit_test::emit_one_word_sample("qwen3-tiny");
-  const Run r = run(nvcc + " -std=c++17 -O3 -c --Werror all-warnings -Xcompiler -Wall,-Wextra"
-                           " -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -I" +
-                        std::string(LANEC_SOURCE_DIR) + " -x cu " + cu + " -o " + dir + "/one_word.o",
-                    dir + "/log.txt");
+  const Run r = compile_both_archs(nvcc, cu, dir + "/one_word.o", dir);
   INFO(r.output.substr(0, 4000));
   CHECK(r.status == 0);
   CHECK(r.output.empty());
