@@ -14,7 +14,7 @@
 // long enough to hide the copies (measured: Qwen3-1.7B's output projection
 // after the attention, +1.5 %; the GEMVs after a norm lose 2-8 %,
 // docs/performance.md): the planner's rule staged_weights picks it, and
-// launch_gemv_staged refuses shapes it cannot take. sm_90+ only.
+// launch_gemv_staged refuses shapes it cannot take. The copies need sm_90+.
 //
 // Thread mapping: kStagedWarps warps a block, Split warps a row group of
 // RowsPerWarp consecutive rows, so kStagedWarps / Split * RowsPerWarp rows a
@@ -219,11 +219,12 @@ cudaError_t launch_split(const GemvParams& p, int rows, cudaStream_t stream) {
 }  // namespace gemv_staged_detail
 
 // p as for launch_gemv<q8_0_split, A, RowsPerWarp, false>, with p.split_k
-// the warps a row group (1, 2 or 4). Refuses (cudaErrorInvalidValue) shapes it cannot take and
-// code or devices below sm_90.
+// the warps a row group (1, 2 or 4). Refuses (cudaErrorInvalidValue) shapes
+// it cannot take. Code built for, or a device below, sm_90 (no bulk copies
+// or mbarrier byte counts) runs the register GEMV with the same parameters.
 template <Activation A, int RowsPerWarp>
 cudaError_t launch_gemv_staged(const GemvParams& p, cudaStream_t stream) {
-  if (!cluster_launches_enabled()) return invalid_launch();  // bulk copies and mbarrier tx counts: sm_90+
+  if (!cluster_launches_enabled()) return launch_gemv<WeightFormat::q8_0_split, A, RowsPerWarp, false>(p, stream);
   if (!gemv_staged_k_ok(p.k)) return invalid_launch();
   if (p.n_parts < 1 || p.n_parts > kGemvMaxParts) return invalid_launch();
   if (!aligned16(p.x_qs) || p.x_d == nullptr) return invalid_launch();
