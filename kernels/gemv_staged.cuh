@@ -12,7 +12,7 @@
 // activation's L2 round trip and shared-memory reads remain. It pays only
 // where every block is resident from the start and the launch before is
 // long enough to hide the copies (measured: Qwen3-1.7B's output projection
-// after the attention, +1.5 %; the GEMVs after a norm lose 2-8 %,
+// after the attention, +1.3 %; the GEMVs after a norm lose 2-8 %,
 // docs/performance.md): the planner's rule staged_weights picks it, and
 // launch_gemv_staged refuses shapes it cannot take. The copies need sm_90+.
 //

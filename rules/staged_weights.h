@@ -10,7 +10,7 @@
 // would leave more than one chunk a lane for after the wait, the weights
 // are at most kStagedMaxBytes and every block fits on the chip at once.
 // Measured on an H200 (docs/performance.md): Qwen3-1.7B's output projection
-// +1.5 % a token; staged after a norm, the Q/K/V and gate/up GEMVs of
+// +1.3 % a token; staged after a norm, the Q/K/V and gate/up GEMVs of
 // Qwen3-0.6B lost 2-8 %, and Qwen3-0.6B's output projection (all its
 // weights already before the wait) and Qwen3-8B's (17.8 MB) gained nothing.
 #pragma once
