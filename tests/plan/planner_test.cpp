@@ -484,6 +484,32 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("staged GEMV outside what the staged kernel takes"));
 }
 
+TEST_CASE("staged_weights declines every GEMV at Qwen3-0.6B's and 8B's widths", "[plan]") {
+  test::DecoderDims small;  // 0.6B: the output projection's split already covers every chunk
+  small.n_embd = 1024;
+  small.n_layer = 2;
+  small.n_head = 16;
+  small.n_ff = 3072;
+  small.n_vocab = 1024;
+  test::DecoderDims large;  // 8B: 17 MiB output projections
+  large.n_layer = 2;
+  large.n_vocab = 1024;
+  const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
+  for (const test::DecoderDims& d : {small, large}) {
+    Schedule s = plan_graph(test::decoder_graph(d), knobs, {}).schedule;
+    for (const Launch& l : s.launches)
+      if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->staged);
+    const RuleCount& count = rule_count(s, "staged_weights");
+    CHECK(count.fired == 0);
+    const std::string reason = d.n_embd == 1024 ? "the register GEMV already loads all its weights before the wait"
+                                                : "MiB of weights, more than the 8.0 MiB";
+    bool output_projections_declined = false;
+    for (const auto& [why, sites] : count.declined)
+      if (why.find(reason) != std::string::npos) output_projections_declined = sites == 2;
+    CHECK(output_projections_declined);
+  }
+}
+
 }  // namespace
 }  // namespace lanec
 
