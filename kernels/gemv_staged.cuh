@@ -16,9 +16,9 @@
 // docs/performance.md): the planner's rule staged_weights picks it, and
 // launch_gemv_staged refuses shapes it cannot take. The copies need sm_90+.
 //
-// Thread mapping: kStagedWarps warps a block, Split warps a row group of
-// RowsPerWarp consecutive rows, so kStagedWarps / Split * RowsPerWarp rows a
-// block (rows numbered over the parts as in gemv.cuh). Warp w takes group
+// Thread mapping: kGemvStagedWarps warps a block, Split warps a row group of
+// RowsPerWarp consecutive rows, so gemv_staged_rows_a_block(Split,
+// RowsPerWarp) rows a block (rows numbered over the parts as in gemv.cuh). Warp w takes group
 // w / Split and K slice s = w % Split, lane l the chunks c = s*32 + l +
 // j*32*Split of each of its rows, one activation chunk load for all of them;
 // slices reduce through shared memory. Epilogues: bias and residual per part
@@ -30,17 +30,9 @@
 
 namespace lanec::kernels {
 
-constexpr int kStagedWarps = kGemvStagedWarps;
-
 // Whether launch_gemv_staged takes this k: bulk copies move multiples of 16
 // bytes from 16-byte aligned addresses, and a row's scales are k/16 bytes.
 __host__ __device__ constexpr bool gemv_staged_k_ok(int k) { return k > 0 && k % kGemvStagedKMultiple == 0; }
-
-// Shared memory of one block: its rows' int8 words, then their f16 scales.
-inline size_t gemv_staged_smem_bytes(int k, int split, int rows_per_warp) {
-  const size_t rows = static_cast<size_t>(kStagedWarps / split * rows_per_warp);
-  return rows * static_cast<size_t>(k) + rows * static_cast<size_t>(k / kQ8Block) * 2;
-}
 
 namespace gemv_staged_detail {
 
@@ -120,14 +112,14 @@ __device__ __forceinline__ int2 locate_row(const GemvParams& p, int row) {
 }  // namespace gemv_staged_detail
 
 template <Activation A, int Split, int RowsPerWarp>
-__global__ void __launch_bounds__(kStagedWarps* kWarpSize) gemv_staged_kernel(const __grid_constant__ GemvParams p) {
+__global__ void __launch_bounds__(kGemvStagedWarps* kWarpSize) gemv_staged_kernel(const __grid_constant__ GemvParams p) {
   static_assert(A == Activation::int8 || A == Activation::int8x2, "the staged GEMV takes int8 activations");
   static_assert(Split == 1 || Split == 2 || Split == 4, "split 1, 2 or 4");
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4, "1, 2 or 4 rows a warp");
-  constexpr int kRows = kStagedWarps / Split * RowsPerWarp;
+  constexpr int kRows = gemv_staged_rows_a_block(Split, RowsPerWarp);
   extern __shared__ __align__(128) uint8_t staged[];
   __shared__ __align__(8) uint64_t bar;
-  __shared__ float partial[kStagedWarps][RowsPerWarp];
+  __shared__ float partial[kGemvStagedWarps][RowsPerWarp];
   int total_rows = 0;
   for (int q = 0; q < p.n_parts; ++q) total_rows += p.parts[q].rows;
   const int row0 = static_cast<int>(blockIdx.x) * kRows;
@@ -205,14 +197,14 @@ inline int max_optin_smem() {
 
 template <Activation A, int Split, int RowsPerWarp>
 cudaError_t launch_split(const GemvParams& p, int rows, cudaStream_t stream) {
-  const size_t smem = gemv_staged_smem_bytes(p.k, Split, RowsPerWarp);
-  if (smem + 1024 > static_cast<size_t>(max_optin_smem())) return invalid_launch();  // 1 KiB for the static part
+  const size_t smem = static_cast<size_t>(gemv_staged_smem_bytes(p.k, Split, RowsPerWarp));
+  if (smem + kGemvStagedStaticSmem > static_cast<size_t>(max_optin_smem())) return invalid_launch();
   static const cudaError_t attr = cudaFuncSetAttribute(gemv_staged_kernel<A, Split, RowsPerWarp>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       max_optin_smem() - 1024);
+                                                       max_optin_smem() - kGemvStagedStaticSmem);
   if (attr != cudaSuccess) return attr;
-  const int grid = ceil_div(rows, kStagedWarps / Split * RowsPerWarp);
-  return launch_kernel(gemv_staged_kernel<A, Split, RowsPerWarp>, static_cast<unsigned>(grid), dim3(kStagedWarps * kWarpSize),
+  const int grid = ceil_div(rows, gemv_staged_rows_a_block(Split, RowsPerWarp));
+  return launch_kernel(gemv_staged_kernel<A, Split, RowsPerWarp>, static_cast<unsigned>(grid), dim3(kGemvStagedWarps * kWarpSize),
                        smem, stream, p);
 }
 

@@ -24,6 +24,16 @@ constexpr int kAttnMaxHeadDim = 256;
 // f16 scales (k / 16 bytes) fill whole 16-byte bulk copies.
 constexpr int kGemvStagedWarps = 8;
 constexpr int kGemvStagedKMultiple = 256;
+// Shared memory a staged block keeps beside the rows (its mbarrier and slice sums).
+constexpr int kGemvStagedStaticSmem = 1024;
+// Rows a staged block takes (split warps a group of rows_per_warp rows), and
+// the dynamic shared memory they fill: their int8 words, then their f16 scales.
+LANEC_HOST_DEVICE constexpr int gemv_staged_rows_a_block(int split, int rows_per_warp) {
+  return kGemvStagedWarps / split * rows_per_warp;
+}
+LANEC_HOST_DEVICE constexpr long long gemv_staged_smem_bytes(int k, int split, int rows_per_warp) {
+  return static_cast<long long>(gemv_staged_rows_a_block(split, rows_per_warp)) * (k + k / 32 * 2);
+}
 
 // attention.cuh's cluster merge: the splits of a head group launch as
 // clusters of 8 blocks, for blocks of at most 4 query heads (the planner

@@ -11,11 +11,10 @@ namespace lanec {
 namespace {
 
 constexpr int64_t kChunkElems = 16;         // int8 weights a 16-byte chunk
-constexpr int64_t kStagedRowsPerWarp = 2;   // measured: as fast as 1 (docs/performance.md)
+constexpr int kStagedRowsPerWarp = 2;       // measured: as fast as 1 (docs/performance.md)
 // Blocks of the staged kernel an SM holds by registers (47 a thread, 256
-// threads a block) and the static shared memory beside the staged rows.
+// threads a block).
 constexpr int64_t kStagedBlocksPerSmByRegisters = 5;
-constexpr int64_t kStagedStaticSmem = 1024;
 
 std::string mib(int64_t bytes) {
   char text[32];
@@ -43,20 +42,21 @@ StagedWeightsChoice choose_staged_weights(const StagedWeightsQuery& q) {
   if (chunks <= lanes)
     return decline("the register GEMV already loads all its weights before the wait (" + std::to_string(chunks) +
                    " chunks a row over " + std::to_string(lanes) + " lanes)");
-  const int64_t bytes = q.rows * q.k / 32 * 34;  // q8_0: 32 int8 and one f16 scale a block
+  const int64_t bytes = q.rows * static_cast<int64_t>(ggml_row_bytes(GgmlType::Q8_0, q.k).value_or(0));
   if (bytes > kStagedMaxBytes)
     return decline(mib(bytes) + " MiB of weights, more than the " + mib(kStagedMaxBytes) +
                    " MiB the launch before can hide");
   const int split = q.rows >= 4096 ? 1 : q.rows >= 2048 ? 2 : 4;  // at least 4,096 warps
-  const int64_t rows_a_block = kernels::kGemvStagedWarps / split * kStagedRowsPerWarp;
+  const int64_t rows_a_block = kernels::gemv_staged_rows_a_block(split, kStagedRowsPerWarp);
   const int64_t blocks = (q.rows + rows_a_block - 1) / rows_a_block;
-  const int64_t block_smem = rows_a_block * q.k / 32 * 34 + kStagedStaticSmem;
+  const int64_t block_smem =
+      kernels::gemv_staged_smem_bytes(static_cast<int>(q.k), split, kStagedRowsPerWarp) + kernels::kGemvStagedStaticSmem;
   const int64_t by_smem = static_cast<int64_t>(q.smem_kib_per_block) * 1024 / block_smem;
   const int64_t resident = static_cast<int64_t>(q.sms) * std::min(kStagedBlocksPerSmByRegisters, by_smem);
   if (blocks > resident)
     return decline(std::to_string(blocks) + " blocks would not all be resident at once (" +
                    std::to_string(resident) + " fit the " + std::to_string(q.sms) + " SMs)");
-  return {true, split, static_cast<int>(kStagedRowsPerWarp), std::nullopt};
+  return {true, split, kStagedRowsPerWarp, std::nullopt};
 }
 
 // The planner calls choose_staged_weights per GEMV launch.
