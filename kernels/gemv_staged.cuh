@@ -25,6 +25,7 @@
 // (no SwiGLU).
 #pragma once
 
+#include "bulk_copy.cuh"
 #include "gemv.cuh"
 #include "limits.h"
 
@@ -36,40 +37,6 @@ __host__ __device__ constexpr bool gemv_staged_k_ok(int k) { return k > 0 && k %
 
 namespace gemv_staged_detail {
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar))
-      : "memory");
-}
-
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  uint32_t done = 0;
-  while (!done) {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity)
-        : "memory");
-  }
-}
-#endif
-
 // Thread 0: asks for rows [row0, row0 + rows) of the launch (numbered over
 // the parts) into s_qs / s_scale, one pair of bulk copies per part they
 // touch, all counted on bar.
@@ -77,8 +44,8 @@ __device__ __forceinline__ void request_rows(const GemvParams& p, int row0, int 
                                              uint16_t* s_scale, uint64_t* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const int scales_a_row = p.k / kQ8Block;
-  mbar_init(bar, 1);
-  mbar_expect_tx(bar, static_cast<uint32_t>(rows) * (p.k + scales_a_row * 2));
+  bulk::init(bar, 1);
+  bulk::arrive_expect(bar, static_cast<uint32_t>(rows) * (p.k + scales_a_row * 2));
   int first = row0;  // in the part's own numbering, once its part is found
   int done = 0;
   for (int q = 0; q < p.n_parts && done < rows; ++q) {
@@ -90,9 +57,9 @@ __device__ __forceinline__ void request_rows(const GemvParams& p, int row0, int 
     const int n = min(rows - done, part_rows - first);
     const uint8_t* base = static_cast<const uint8_t*>(p.parts[q].w);
     const uint16_t* scales = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(part_rows) * p.k);
-    bulk_copy(s_qs + static_cast<size_t>(done) * p.k, base + static_cast<size_t>(first) * p.k,
+    bulk::copy(s_qs + static_cast<size_t>(done) * p.k, base + static_cast<size_t>(first) * p.k,
               static_cast<uint32_t>(n) * p.k, bar);
-    bulk_copy(s_scale + static_cast<size_t>(done) * scales_a_row, scales + static_cast<size_t>(first) * scales_a_row,
+    bulk::copy(s_scale + static_cast<size_t>(done) * scales_a_row, scales + static_cast<size_t>(first) * scales_a_row,
               static_cast<uint32_t>(n) * scales_a_row * 2, bar);
     done += n;
     first = 0;
@@ -138,9 +105,7 @@ __global__ void __launch_bounds__(kGemvStagedWarps* kWarpSize) gemv_staged_kerne
   if (r0 < rows) {
     // The activation's first chunk is on its way before the weights are waited for.
     auto x = gemv_detail::load_x<WeightFormat::q8_0_split, A>(p, c0);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    gemv_staged_detail::mbar_wait(&bar, 0);
-#endif
+    bulk::wait(&bar, 0);
 #pragma unroll 1
     for (int c = c0; c < n_chunks; c += kWarpSize * Split) {
       if (c != c0) x = gemv_detail::load_x<WeightFormat::q8_0_split, A>(p, c);
