@@ -72,12 +72,12 @@ __global__ void gemv_norm_out_kernel(const __grid_constant__ NormOutParams p) {
   __shared__ float partial[2 * Groups][1];  // split 2: two warps a row group
   __shared__ float s_v[Groups], s_hh[Groups];
   gemv_detail::WarpRows<kF, 1, false> rows;
-  gemv_detail::resolve_rows(p.g, rows, 0);
+  gemv_detail::resolve_rows(p.g, rows);
   pdl_wait();
   float acc[1];
   const int group = static_cast<int>(threadIdx.y) / p.g.split_k;
   const int row = static_cast<int>(blockIdx.x) * Groups + group;
-  if (gemv_detail::sum_rows<kF, kA, 1, false>(p.g, rows, gemv_detail::StagedPrefix{}, partial, acc)) {
+  if (gemv_detail::sum_rows<kF, kA, 1, false>(p.g, rows, partial, acc)) {
     const float h = acc[0] + p.g.parts[0].residual[row];
     p.g.parts[0].y[row] = h;
     s_v[group] = p.norm_w[row] * h;
@@ -122,12 +122,12 @@ struct ScaledParams {
 __global__ void gemv_scaled_kernel(const __grid_constant__ ScaledParams p) {
   __shared__ float partial[kGemvMaxWarps][1];
   gemv_detail::WarpRows<kF, 1, false> rows;
-  gemv_detail::resolve_rows(p.g, rows, 0);
+  gemv_detail::resolve_rows(p.g, rows);
   pdl_wait();
   float s = 0.0f;
   for (int i = static_cast<int>(threadIdx.x); i < p.n_sums; i += kWarpSize) s += p.sumsq[i];
   float acc[1];
-  const bool holds = gemv_detail::sum_rows<kF, kA, 1, false>(p.g, rows, gemv_detail::StagedPrefix{}, partial, acc);
+  const bool holds = gemv_detail::sum_rows<kF, kA, 1, false>(p.g, rows, partial, acc);
   const float inv = rsqrtf(warp_sum(s) / static_cast<float>(p.n) + kEps);
   if (holds && rows.part_of[0] >= 0) p.g.parts[0].y[rows.local_row[0]] = acc[0] * inv;
 }

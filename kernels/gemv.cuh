@@ -20,13 +20,8 @@
 // A null bias / residual pointer means "no such epilogue".
 #pragma once
 
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
 
-#include <cstdlib>
-
-#include "bulk_copy.cuh"
 #include "common.cuh"
 
 namespace lanec::kernels {
@@ -48,24 +43,6 @@ constexpr int kGemvMaxWarps = 16;
 #define LANEC_GEMV_STREAM 1
 #endif
 
-// Staged prefixes (GemvParams::prefix_chunks): 0 compiles them out; 1 takes
-// them from the parameters; 2 (measurement builds) from the environment
-// (LANEC_PREFIX_J chunks a lane, LANEC_PREFIX_SHAPES "rowsxk,..." or all,
-// LANEC_PREFIX_ALL=1 every block, not only the first wave).
-#ifndef LANEC_GEMV_PREFIX
-#define LANEC_GEMV_PREFIX 0
-#endif
-// Measurement builds: -DLANEC_GEMV_MIN_BLOCKS=N bounds the GEMV kernels'
-// registers for N blocks of 512 threads an SM.
-#if defined(LANEC_GEMV_MIN_BLOCKS) && LANEC_GEMV_MIN_BLOCKS > 0
-#define LANEC_GEMV_BOUNDS __launch_bounds__(512, LANEC_GEMV_MIN_BLOCKS)
-#else
-#define LANEC_GEMV_BOUNDS
-#endif
-template <WeightFormat F, Activation A, bool Swiglu>
-constexpr bool kGemvCanStage =
-    LANEC_GEMV_PREFIX != 0 && F == WeightFormat::q8_0_split && A != Activation::f32 && !Swiglu;
-
 struct GemvPart {
   const void* w;          // [rows, k] in the launch's weight format; 16-byte aligned
   float* y;               // [rows]
@@ -83,12 +60,6 @@ struct GemvParams {
   const float* x_d;       // [k/32] int8 input block scales
   const int8_t* x_lo;     // [k] low words (Activation::int8x2); 16-byte aligned
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
-  // Staged prefix (q8_0_split with int8 activations, no SwiGLU, sm_90+):
-  // blocks [0, prefix_blocks) copy the first prefix_chunks chunks of each
-  // lane's share of their rows into shared memory before the wait (see
-  // gemv_kernel). 0: none.
-  int prefix_chunks;
-  int prefix_blocks;
 };
 
 // Elements of x covered by one 16-byte chunk of a weight row.
@@ -220,17 +191,6 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
 // each group applies the epilogue.
 namespace gemv_detail {
 
-// A block's staged prefix in shared memory: block row br (group * RowsPerWarp
-// + r) keeps its first chunks_a_row 16-byte chunks at qs + br * chunks_a_row
-// * 16 and their scales at scales + br * chunks_a_row / 2, counted on bar.
-// chunks_a_row is 0 where the block stages nothing.
-struct StagedPrefix {
-  uint8_t* qs = nullptr;
-  uint16_t* scales = nullptr;
-  uint64_t* bar = nullptr;
-  int chunks_a_row = 0;
-};
-
 // This warp's rows, resolved to (part, local row) and
 // pointers, with the first weight chunk of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
@@ -247,15 +207,13 @@ struct WarpRows {
 };
 
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                             int staged_chunks) {
+__device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, RowsPerWarp, Swiglu>& w) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int slice = threadIdx.y % p.split_k;
   const int groups = blockDim.y / p.split_k;
   const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
-  // The last staged_chunks chunks of every row are staged, not loaded here.
-  const bool has_first = c0 < p.k / gemv_chunk_elems<F>() - staged_chunks;
+  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -292,51 +250,12 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
   }
 }
 
-// Thread 0 readies the barrier for the block's valid rows; all threads
-// call it (one barrier). The block stages prefix_chunks chunks of each
-// lane's share, so chunks_a_row = prefix_chunks * 32 * split_k from each row.
-template <int RowsPerWarp>
-__device__ __forceinline__ StagedPrefix begin_prefix(const GemvParams& p, uint8_t* smem, uint64_t* bar) {
-  const int rows_a_block = static_cast<int>(blockDim.y) / p.split_k * RowsPerWarp;
-  StagedPrefix sp;
-  sp.chunks_a_row = p.prefix_chunks * kWarpSize * p.split_k;
-  sp.qs = smem;
-  sp.scales = reinterpret_cast<uint16_t*>(smem + static_cast<size_t>(rows_a_block) * sp.chunks_a_row * 16);
-  sp.bar = bar;
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    int total = 0;
-    for (int q = 0; q < p.n_parts; ++q) total += p.parts[q].rows;
-    const int valid = max(0, min(rows_a_block, total - static_cast<int>(blockIdx.x) * rows_a_block));
-    bulk::init(bar, 1);
-    bulk::arrive_expect(bar, static_cast<uint32_t>(valid) * sp.chunks_a_row * 17);  // 16 bytes + one 2-byte scale per 2 chunks
-  }
-  __syncthreads();
-  return sp;
-}
-
-// Lane 0 of each group's slice 0 asks for its rows' prefixes.
-template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void request_prefix(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                               const StagedPrefix& sp) {
-  if (threadIdx.x != 0 || threadIdx.y % p.split_k != 0) return;
-  const int br0 = static_cast<int>(threadIdx.y) / p.split_k * RowsPerWarp;
-  const uint32_t bytes = static_cast<uint32_t>(sp.chunks_a_row) * 16;
-  const int from = p.k / gemv_chunk_elems<WeightFormat::q8_0_split>() - sp.chunks_a_row;  // first staged chunk
-#pragma unroll
-  for (int r = 0; r < RowsPerWarp; ++r) {
-    if (w.part_of[r] < 0) continue;
-    bulk::copy(sp.qs + static_cast<size_t>(br0 + r) * bytes, w.row_ptr[r] + static_cast<size_t>(from) * 16, bytes, sp.bar);
-    bulk::copy(sp.scales + (br0 + r) * (sp.chunks_a_row / 2), w.scale_ptr[r] + from / 2, bytes / 16, sp.bar);
-  }
-}
-
 // The rows' dot products over the input and the slice reduction: the full
 // sums end in acc of lane 0 of the group's slice 0, the threads for which it
 // returns true. All threads of the block call it (a barrier inside when
 // split_k > 1).
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                         const StagedPrefix& sp,
                                          float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows],
                                          float (&acc)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
@@ -349,43 +268,18 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int c0 = slice * kWarpSize + lane;
   const int stride = kWarpSize * p.split_k;
-  // Chunks [c_staged, n_chunks) of every row are in shared memory (none
-  // where the block stages nothing).
-  const int c_staged = n_chunks - sp.chunks_a_row;
-  int c = c0;
-  if (c < c_staged) {
-    const auto x = load_x<F, A>(p, c);
+  if (c0 < n_chunks) {
+    const auto x = load_x<F, A>(p, c0);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
-    c += stride;
   }
-  for (; c < c_staged; c += stride) {
+  for (int c = c0 + stride; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
-    }
-  }
-  if constexpr (kGemvCanStage<F, A, Swiglu>) {
-    if (c < n_chunks) {
-      const int br0 = ty / p.split_k * RowsPerWarp;  // the block's row index of this warp's first row
-      auto x = load_x<F, A>(p, c);
-      bulk::wait(sp.bar, 0);
-      for (;;) {
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          if (part_of[r] < 0) continue;
-          const int at = (br0 + r) * sp.chunks_a_row + c - c_staged;
-          const WChunk staged{*reinterpret_cast<const int4*>(sp.qs + static_cast<size_t>(at) * 16),
-                              sp.scales[at / 2]};
-          acc[r] += dot_chunk<F, A>(staged, x);
-        }
-        c += stride;
-        if (c >= n_chunks) break;
-        x = load_x<F, A>(p, c);
-      }
     }
   }
 #pragma unroll
@@ -412,11 +306,11 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
 // sum_rows and the epilogue. All threads of the block call it.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
 __device__ __forceinline__ void finish_rows(const GemvParams& p,
-                                            const WarpRows<F, RowsPerWarp, Swiglu>& w, const StagedPrefix& sp,
+                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                             float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   float acc[kRows];
-  if (!sum_rows<F, A, RowsPerWarp, Swiglu>(p, w, sp, partial, acc)) return;
+  if (!sum_rows<F, A, RowsPerWarp, Swiglu>(p, w, partial, acc)) return;
   const int* part_of = w.part_of;
   const int* local_row = w.local_row;
 
@@ -449,7 +343,7 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
 }  // namespace gemv_detail
 
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__global__ void LANEC_GEMV_BOUNDS gemv_kernel(const __grid_constant__ GemvParams p) {
+__global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
                 "GEMV streams 16-byte chunks of rows: GGUF Q8_0 must be repacked to q8_0_split "
@@ -460,78 +354,16 @@ __global__ void LANEC_GEMV_BOUNDS gemv_kernel(const __grid_constant__ GemvParams
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
   __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
-  gemv_detail::StagedPrefix sp;
-  if constexpr (kGemvCanStage<F, A, Swiglu>) {
-    extern __shared__ __align__(128) uint8_t prefix_smem[];
-    __shared__ __align__(8) uint64_t prefix_bar;
-    if (static_cast<int>(blockIdx.x) < p.prefix_blocks)
-      sp = gemv_detail::begin_prefix<RowsPerWarp>(p, prefix_smem, &prefix_bar);
-  }
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
-  gemv_detail::resolve_rows(p, rows, sp.chunks_a_row);
-  if constexpr (kGemvCanStage<F, A, Swiglu>) {
-    if (sp.chunks_a_row > 0) gemv_detail::request_prefix(p, rows, sp);
-  }
+  gemv_detail::resolve_rows(p, rows);
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #else
-  static_assert(!kGemvCanStage<F, A, Swiglu>, "a staged prefix loads before the wait");
   pdl_wait();
-  gemv_detail::resolve_rows(p, rows, 0);
+  gemv_detail::resolve_rows(p, rows);
 #endif
-  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, sp, partial);
+  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
 }
-
-namespace gemv_detail {
-
-// The staged prefix's shared memory a block of rows_a_block rows takes.
-inline size_t prefix_smem_bytes(const GemvParams& p, int rows_a_block) {
-  return static_cast<size_t>(rows_a_block) * p.prefix_chunks * kWarpSize * p.split_k * 17;
-}
-
-// Settles q's prefix (chunks a lane, blocks that stage) for a launch of
-// `grid` blocks and returns its dynamic shared memory; none where the chip
-// or the shape cannot take it (sm_90+ code and device, k a multiple of 256
-// so that every row's scales start 16-byte aligned). With
-// LANEC_GEMV_PREFIX=2 the environment gives the chunks (see above); the
-// blocks that stage are the first wave, those resident at once.
-template <typename Kernel>
-size_t plan_prefix(GemvParams& q, Kernel kernel, int rows, int rows_a_block, int threads, int grid) {
-  if (LANEC_GEMV_PREFIX == 2) {
-    const char* j = std::getenv("LANEC_PREFIX_J");
-    q.prefix_chunks = j != nullptr ? std::atoi(j) : 0;
-    const char* shapes = std::getenv("LANEC_PREFIX_SHAPES");
-    if (shapes != nullptr && *shapes != '\0') {
-      char mine[32];
-      std::snprintf(mine, sizeof mine, "%dx%d", rows, q.k);
-      bool listed = false;
-      for (const char* at = std::strstr(shapes, mine); at != nullptr; at = std::strstr(at + 1, mine)) {
-        const size_t n = std::strlen(mine);
-        if ((at == shapes || at[-1] == ',') && (at[n] == ',' || at[n] == '\0')) listed = true;
-      }
-      if (!listed) q.prefix_chunks = 0;
-    }
-  }
-  const int n_chunks = q.k / gemv_chunk_elems<WeightFormat::q8_0_split>();
-  q.prefix_chunks = std::max(0, std::min(q.prefix_chunks, n_chunks / (kWarpSize * q.split_k)));
-  while (q.prefix_chunks > 0 && prefix_smem_bytes(q, rows_a_block) > 48 * 1024) --q.prefix_chunks;
-  if (!cluster_launches_enabled() || q.k % 256 != 0) q.prefix_chunks = 0;
-  q.prefix_blocks = 0;
-  if (q.prefix_chunks == 0) return 0;
-  const size_t smem = prefix_smem_bytes(q, rows_a_block);
-  int per_sm = 0, sms = 0, device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess) {
-    q.prefix_chunks = 0;
-    return 0;
-  }
-  const char* all = LANEC_GEMV_PREFIX == 2 ? std::getenv("LANEC_PREFIX_ALL") : nullptr;
-  q.prefix_blocks = all != nullptr && *all == '1' ? grid : std::min(grid, per_sm * sms);
-  return smem;
-}
-
-}  // namespace gemv_detail
 
 // Row groups per block for a split: keeps blocks at 4..16 warps (8 measured
 // 1.8 % slower on Qwen3-8B, no faster on 0.6B; docs/performance.md).
@@ -556,12 +388,6 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  if constexpr (kGemvCanStage<F, A, Swiglu>) {
-    GemvParams q = p;
-    const size_t smem = gemv_detail::plan_prefix(q, gemv_kernel<F, A, RowsPerWarp, Swiglu>, rows, groups * RowsPerWarp,
-                                                 static_cast<int>(block.y) * kWarpSize, grid);
-    return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, smem, stream, q);
-  }
   return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
