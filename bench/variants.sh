@@ -10,7 +10,9 @@
 # A flag hold:RULE plans with --hold RULE and act:MODE with `activations: MODE`
 # instead of being passed to nvcc (same weights, a different plan);
 # split:PREFIX=N sets split_k N in every GEMV launch whose name starts with
-# PREFIX (e.g. split:gemv_q_l=4) in the emitted program before it is built.
+# PREFIX (e.g. split:gemv_q_l=4) in the emitted program before it is built,
+# and rpw:PREFIX=N its rows a warp (the launch's template argument, e.g.
+# rpw:gemv_logits=2).
 # VARIANTS_DEPTH=D times tg128 after a D-token prompt (plans get D + 256 cache
 # rows) instead of at an empty context, e.g. 4096 for attention changes.
 # VARIANTS_REPEATS=N timed runs a variant (5).
@@ -31,7 +33,8 @@ build_variant() {  # build_variant PRESET NAME FLAGS
   for f in ${3//,/ }; do
     case "$f" in
       hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
-      split:*) splits+=("${f#split:}") ;;
+      split:*) splits+=("split:${f#split:}") ;;
+      rpw:*) splits+=("rpw:${f#rpw:}") ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
         sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
       *) nvcc_flags+=("$f") ;;
@@ -44,14 +47,18 @@ build_variant() {  # build_variant PRESET NAME FLAGS
   ((${#splits[@]})) && build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
 }
 
-# build_with_splits BIN NVCC_FLAGS PREFIX=N...: edits the split_k of the
-# matching GEMV launches in BIN.cu and builds it with the command the
-# program's header gives.
+# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N...: edits the
+# split_k or the rows a warp of the matching GEMV launches in BIN.cu and
+# builds it with the command the program's header gives.
 build_with_splits() {
-  local bin="$1" flags="$2" s cmd
+  local bin="$1" flags="$2" s e cmd
   shift 2
   for s in "$@"; do
-    sed -i "/{  \/\/ ${s%%=*}/,/launch_gemv/ s/p\.split_k = [0-9]*;/p.split_k = ${s#*=};/" "$bin.cu"
+    e="${s#*:}"
+    case "$s" in
+      split:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/p\.split_k = [0-9]*;/p.split_k = ${e#*=};/" "$bin.cu" ;;
+      rpw:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/\(launch_gemv<WeightFormat::[a-z0-9_]*, Activation::[a-z0-9]*, \)[0-9]/\1${e#*=}/" "$bin.cu" ;;
+    esac
   done
   cmd=$(grep -m1 '^//   nvcc ' "$bin.cu" | sed 's#^//   ##')
   (cd "$(dirname "$bin")" && export LANEC_SRC="$ROOT" NVCC_APPEND_FLAGS="$flags" && eval "$cmd") >>"$bin.log" 2>&1 ||
