@@ -13,6 +13,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "kernels/limits.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/gguf/gguf_value.h"
@@ -639,6 +640,9 @@ class ProgramEmitter {
     o << "    p.n_kv_head = " << a.n_kv_head << ";\n";
     o << "    p.n_ctx = " << a.n_ctx << ";\n";
     o << "    p.n_split = " << a.n_split << ";\n";
+    // Where more than one cluster of splits can be in use, long-context steps
+    // merge the clusters in a launch of their own (kernels/attention.cuh).
+    if (a.n_split > kernels::kAttnClusterSplits) o << "    p.merge_launch = long_context ? 1 : 0;\n";
     launch_call("launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " +
                 std::to_string(a.heads_per_block) + ">");
   }
@@ -703,7 +707,10 @@ class ProgramEmitter {
     o << "// ---- one decode step: " << s_.launches.size()
       << " launches, captured once as a CUDA graph and replayed per token ----\n";
     o << "// --profile runs it outside the graph with a profiler, which marks the end of launch i.\n";
-    o << "void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {\n";
+    o << "// long_context: the form for lengths where attention can merge several clusters of splits,\n";
+    o << "// captured as a second graph (long_context_from in kernels/runtime/program.cuh).\n";
+    o << "void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {\n";
+    if (max_attention_splits() <= kernels::kAttnClusterSplits) o << "  (void)long_context;  // one graph serves every length\n";
     int layer = -2;
     for (size_t i = 0; i < s_.launches.size(); ++i) {
       const Launch& l = s_.launches[i];
@@ -725,6 +732,14 @@ class ProgramEmitter {
     const ArgmaxLaunch* found = s_.find_argmax();
     if (found == nullptr) throw Error("the schedule has no argmax launch: the emitted program needs the greedy token");
     return *found;
+  }
+
+  // The most context splits of any attention launch (0 without attention).
+  int max_attention_splits() const {
+    int most = 0;
+    for (const Launch& l : s_.launches)
+      if (const auto* a = std::get_if<AttentionLaunch>(&l.params)) most = std::max(most, static_cast<int>(a->n_split));
+    return most;
   }
 
   int64_t n_ctx() const {
@@ -759,6 +774,7 @@ class ProgramEmitter {
     o << "    bind,\n";
     o << "    step,\n";
     o << "    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),\n";
+    o << "    " << max_attention_splits() << ",  // most attention splits\n";
     o << "};\n\n";
     o << "}  // namespace model\n\n";
     o << "int main(int argc, char** argv) { return lanec::runtime::run_program(argc, argv, model::kProgram); }\n";

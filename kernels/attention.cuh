@@ -53,6 +53,9 @@ struct AttentionParams {
   int n_kv_head;          // divides n_head
   int n_ctx;              // cache capacity (positions)
   int n_split;            // most context splits (grid.y), 1..kAttnMaxSplits
+  int merge_launch;       // cluster merge with several clusters in use: 1 leaves the clusters' partials in
+                          // the workspace for attention_merge_kernel, which launch_attention runs next
+                          // (long-context steps); 0 merges them in the last cluster to finish
 };
 
 // Thread mapping: block (head group c, split s) of kAttnWarps warps; the
@@ -362,6 +365,26 @@ __device__ __forceinline__ AttnPartial merge_partials(int n, Load load) {
   return r;
 }
 
+// Merges the `clusters` partials in the workspace of the share of group
+// elements [first, first + kShare) of the head group starting at head h0
+// and stores that share of the output. The whole block calls it. __ldcg
+// reads L2, never a stale line of this SM's L1.
+template <int HeadDim, int Group>
+__device__ __forceinline__ void merge_cluster_partials(const AttentionParams& p, int h0, int first, int clusters) {
+  constexpr int kShare = attention_merge_share<HeadDim, Group>();
+  float out[attention_outputs_per_thread(kShare)];
+  attention_each_output(kShare, out, [&](int i) {
+    const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
+    const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
+    const float* ml_h = p.part_ml + h * p.n_split * 2;
+    const AttnPartial r = merge_partials(clusters, [&](int c) {
+      return AttnPartial{__ldcg(ml_h + 2 * c), __ldcg(ml_h + 2 * c + 1), __ldcg(acc_h + static_cast<size_t>(c) * HeadDim)};
+    });
+    return r.a / r.l;
+  });
+  attention_store_all(p, h0 * HeadDim + first, kShare, out);
+}
+
 // After one cluster barrier (every used split of the cluster has pushed its
 // partials: release / acquire) each owner merges its share from its own
 // shared memory; no block reads another's shared memory after the barrier,
@@ -408,19 +431,10 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
       p.part_ml[(h * p.n_split + cluster) * 2 + 1] = r.l;
     }
   }
+  if (p.merge_launch) return;  // attention_merge_kernel merges the clusters' partials
   int* counter = p.done + h0 * kAttnClusterSplits + rank;
   if (!arrived_last(counter, clusters)) return;
-  // __ldcg reads L2, never a stale line of this SM's L1.
-  attention_each_output(kShare, out, [&](int i) {
-    const int e = first + i, h = h0 + e / HeadDim, d = e % HeadDim;
-    const float* acc_h = p.part_acc + static_cast<size_t>(h) * p.n_split * HeadDim + d;
-    const float* ml_h = p.part_ml + h * p.n_split * 2;
-    const AttnPartial r = merge_partials(clusters, [&](int c) {
-      return AttnPartial{__ldcg(ml_h + 2 * c), __ldcg(ml_h + 2 * c + 1), __ldcg(acc_h + static_cast<size_t>(c) * HeadDim)};
-    });
-    return r.a / r.l;
-  });
-  attention_store_all(p, h0 * HeadDim + first, kShare, out);
+  merge_cluster_partials<HeadDim, Group>(p, h0, first, clusters);
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
@@ -686,6 +700,26 @@ __global__ void __launch_bounds__(kAttnThreads) attention_cluster_kernel(const _
   attention_body<HeadDim, C, Group, true>(p);
 }
 
+// The clusters' merge as its own launch (p.merge_launch): block (c, rank)
+// merges owner rank's share of head group c from the workspace, as the last
+// cluster's owner would; a launch whose length kept to one cluster has its
+// output already and exits. Instead of every cluster's owners counting on a
+// counter (an acquire-release add after their stores) and the last reading
+// the others' partials, the launch boundary orders the stores: one L2 round
+// trip after the wait where the counter took three (docs/performance.md).
+template <int HeadDim, int Group>
+__global__ void __launch_bounds__(kAttnThreads) attention_merge_kernel(const __grid_constant__ AttentionParams p) {
+  // The position was written two or more launches back (see kAttnEarly).
+  const int len = min(*p.pos + 1, p.n_ctx);
+  pdl_wait();
+  const int eff = attention_effective_splits(len, p.n_split);
+  const int clusters = (eff + kAttnClusterSplits - 1) / kAttnClusterSplits;
+  if (clusters <= 1) return;
+  constexpr int kShare = attention_merge_share<HeadDim, Group>();
+  merge_cluster_partials<HeadDim, Group>(p, static_cast<int>(blockIdx.x) * Group, static_cast<int>(blockIdx.y) * kShare,
+                                         clusters);
+}
+
 // Group: query heads a block serves, attention_heads_per_block(n_head /
 // n_kv_head, HeadDim) as the planner chooses it (any divisor of n_head /
 // n_kv_head within the limits works).
@@ -711,11 +745,24 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
   if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr || p.done == nullptr)) return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
   if constexpr (LANEC_ATTN_CLUSTER && Group <= kAttnClusterMaxGroup) {
-    if (p.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled())
-      return launch_kernel(attention_cluster_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p,
-                           dim3(1, kAttnClusterSplits, 1));
+    if (p.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled()) {
+      // Several clusters only where n_split allows more than one (and the
+      // levels are on); else nothing is left for a merge launch.
+      const bool merge_launch = p.merge_launch && kAttnClusterLevels && p.n_split > kAttnClusterSplits;
+      AttentionParams q = p;
+      q.merge_launch = merge_launch ? 1 : 0;
+      const cudaError_t err = launch_kernel(attention_cluster_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream,
+                                            q, dim3(1, kAttnClusterSplits, 1));
+      if (err != cudaSuccess || !merge_launch) return err;
+      const dim3 merge_grid(static_cast<unsigned>(p.n_head / Group),
+                            static_cast<unsigned>(attention_merge_owners(Group * HeadDim, HeadDim)));
+      return launch_kernel(attention_merge_kernel<HeadDim, Group>, merge_grid, kAttnThreads, 0, stream, q);
+    }
   }
-  return launch_kernel(attention_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, p);
+  // One kernel merges in place: merge_launch does not apply.
+  AttentionParams q = p;
+  q.merge_launch = 0;
+  return launch_kernel(attention_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream, q);
 }
 
 }  // namespace lanec::kernels

@@ -65,6 +65,9 @@ struct Device {
   DecodeSlots slots{};
   cudaStream_t stream = nullptr;
   cudaGraphExec_t graph = nullptr;
+  cudaGraphExec_t graph_long = nullptr;  // the long-context step (lengths from long_from on), if any
+  int long_from = 0;                     // 0: one graph for every length
+  int position = 0;                      // the host's mirror of the device position: the next step's
   int* pinned_tokens = nullptr;  // prompt / sampled tokens the host queues copies from
   int* ring_host = nullptr;      // ring + count read back
   int ring_capacity = 0;
@@ -75,6 +78,7 @@ struct Device {
   }
   ~Device() {
     if (graph) check_teardown(cudaGraphExecDestroy(graph), "cudaGraphExecDestroy");
+    if (graph_long) check_teardown(cudaGraphExecDestroy(graph_long), "cudaGraphExecDestroy");
     if (stream) check_teardown(cudaStreamDestroy(stream), "cudaStreamDestroy");
     if (pinned_tokens) check_teardown(cudaFreeHost(pinned_tokens), "cudaFreeHost");
     if (ring_host) check_teardown(cudaFreeHost(ring_host), "cudaFreeHost");
@@ -82,7 +86,19 @@ struct Device {
     if (buffers) check_teardown(cudaFree(buffers), "cudaFree");
   }
 
-  void replay() { LANEC_CUDA_CHECK(cudaGraphLaunch(graph, stream)); }
+  // Whether the step at `pos` (reading pos + 1 positions) is a long-context step.
+  bool long_context_at(int pos) const { return long_from > 0 && pos + 1 >= long_from; }
+  // One step at `position`; every step advances the device position by one.
+  void replay() {
+    LANEC_CUDA_CHECK(cudaGraphLaunch(long_context_at(position) ? graph_long : graph, stream));
+    ++position;
+  }
+  // Sets the position the next step runs at (device and mirror).
+  void set_position(int pos) {
+    position = pos;
+    // Pageable source: the copy has read `pos` when the call returns.
+    LANEC_CUDA_CHECK(cudaMemcpyAsync(slots.pos, &pos, sizeof(int), cudaMemcpyHostToDevice, stream));
+  }
   // Queues token slot <- pinned_tokens[i] (ordered before the next replay).
   void queue_token(size_t i) {
     LANEC_CUDA_CHECK(cudaMemcpyAsync(slots.token, pinned_tokens + i, sizeof(int), cudaMemcpyHostToDevice, stream));
@@ -90,6 +106,7 @@ struct Device {
   // Resets the decode state: position 0, empty ring (caches are overwritten
   // row by row before attention reads them, so they need no clearing).
   void reset() {
+    position = 0;
     LANEC_CUDA_CHECK(cudaMemsetAsync(slots.pos, 0, sizeof(int), stream));
     LANEC_CUDA_CHECK(cudaMemsetAsync(slots.ring_count, 0, sizeof(int), stream));
   }
@@ -146,6 +163,34 @@ inline double stddev(const std::vector<double>& v) {
   double s = 0.0;
   for (double x : v) s += (x - mean) * (x - mean);
   return std::sqrt(s / static_cast<double>(v.size() - 1));
+}
+
+// The first length (positions attention reads) at which an attention launch
+// can merge more than one cluster of splits (kernels/attention.cuh): from
+// there on the step replays as its long-context graph, whose attention
+// launches leave that merge to a launch of its own. 0: there is none.
+// Measurement switch: -DLANEC_ATTN_MERGE_LAUNCH=0 keeps one graph, whose
+// attention launches merge every cluster in place.
+#ifndef LANEC_ATTN_MERGE_LAUNCH
+#define LANEC_ATTN_MERGE_LAUNCH 1
+#endif
+inline int long_context_from(const ProgramSpec& spec) {
+  if (!LANEC_ATTN_MERGE_LAUNCH || !LANEC_ATTN_CLUSTER || !kernels::kAttnClusterLevels ||
+      spec.max_attention_splits <= kernels::kAttnClusterSplits)
+    return 0;
+  return kernels::kAttnClusterSplits * kernels::kAttnMinKeysPerSplit + 1;
+}
+
+// spec.step captured once as an instantiated graph.
+inline cudaGraphExec_t capture_step(const ProgramSpec& spec, cudaStream_t stream, bool long_context) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  LANEC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  spec.step(stream, nullptr, long_context);
+  LANEC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  LANEC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
+  return exec;
 }
 
 // --bench: prefill of the prompt (pp) and greedy decode of n tokens (tg),
@@ -239,7 +284,7 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
   std::vector<double> span;
   const unsigned zero = 0;
   for (int r = -1; r < repeats; ++r) {
-    LANEC_CUDA_CHECK(cudaMemcpyAsync(dev.slots.pos, &position, sizeof(int), cudaMemcpyHostToDevice, dev.stream));
+    dev.set_position(position);
     LANEC_CUDA_CHECK(cudaMemcpyToSymbolAsync(kernels::g_chain_count, &zero, sizeof zero, 0, cudaMemcpyHostToDevice,
                                              dev.stream));
     dev.replay();
@@ -308,10 +353,7 @@ inline void run_profile(Device& dev, const ProgramSpec& spec, const std::vector<
   }
   LANEC_CUDA_CHECK(cudaStreamSynchronize(dev.stream));
   const int position = static_cast<int>(n_prefill);
-  auto set_position = [&] {
-    // Pageable source: the copy has read `position` when the call returns.
-    LANEC_CUDA_CHECK(cudaMemcpyAsync(dev.slots.pos, &position, sizeof(int), cudaMemcpyHostToDevice, dev.stream));
-  };
+  auto set_position = [&] { dev.set_position(position); };
 
   LaunchProfiler prof(spec.n_launches);
   std::vector<std::vector<double>> samples(spec.n_launches);
@@ -322,7 +364,7 @@ inline void run_profile(Device& dev, const ProgramSpec& spec, const std::vector<
     // step's launches, each on its own, and not the prompt's graph replays.
     if (r == 0) LANEC_CUDA_CHECK(cudaProfilerStart());
     prof.start(dev.stream);
-    spec.step(dev.stream, &prof);
+    spec.step(dev.stream, &prof, dev.long_context_at(position));
     const std::vector<double> us = prof.launch_us();
     if (r == 0) LANEC_CUDA_CHECK(cudaProfilerStop());
     if (r < 0) continue;
@@ -491,12 +533,9 @@ inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
   LANEC_CUDA_CHECK(cudaMallocHost(&dev.ring_host, (static_cast<size_t>(spec.ring_capacity) + 1) * sizeof(int)));
   std::copy(prompt.begin(), prompt.end(), dev.pinned_tokens);
   LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
-  cudaGraph_t graph = nullptr;
-  LANEC_CUDA_CHECK(cudaStreamBeginCapture(dev.stream, cudaStreamCaptureModeThreadLocal));
-  spec.step(dev.stream, nullptr);
-  LANEC_CUDA_CHECK(cudaStreamEndCapture(dev.stream, &graph));
-  LANEC_CUDA_CHECK(cudaGraphInstantiate(&dev.graph, graph, 0));
-  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
+  dev.graph = capture_step(spec, dev.stream, false);
+  dev.long_from = long_context_from(spec);
+  if (dev.long_from > 0) dev.graph_long = capture_step(spec, dev.stream, true);
 
   if (opt.bench || opt.profile) {
     if (opt.bench) {

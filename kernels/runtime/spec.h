@@ -80,10 +80,13 @@ struct ProgramSpec {
   int ring_capacity;
   DecodeSlots (*bind)(uint8_t* weight_base, uint8_t* buffer_base);
   // Queues one decode step; with a profiler, marks the end of each launch
-  // (the graph capture passes nullptr).
-  void (*step)(cudaStream_t stream, LaunchProfiler* prof);
+  // (the graph captures pass nullptr). long_context: the form of the step
+  // for lengths where attention merges several clusters of splits
+  // (program.cuh's long_context_from), captured as a second graph.
+  void (*step)(cudaStream_t stream, LaunchProfiler* prof, bool long_context);
   const LaunchInfo* launches;         // step()'s launches, in order
   size_t n_launches;
+  int max_attention_splits;           // the most context splits of an attention launch
 };
 
 }  // namespace lanec::runtime

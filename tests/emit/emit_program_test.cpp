@@ -250,7 +250,7 @@ TEST_CASE("the launch table for --profile has one row per launch with the bytes 
     CHECK(text.find("  if (prof) prof->mark(stream, " + std::to_string(i) + ");\n") != std::string::npos);
   }
   CHECK(text.find("prof->mark(stream, " + std::to_string(rows.size()) + ")") == std::string::npos);
-  CHECK(text.find("void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {") !=
+  CHECK(text.find("void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {") !=
         std::string::npos);
   CHECK(text.find("    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),\n") != std::string::npos);
 

@@ -950,8 +950,11 @@ void sweep_kv_write() {
 // graph replays), at lengths len and len2, each compared with the reference;
 // then the split counters must be back at zero. Int8: the launch also writes
 // the int8 form of the output (compared with the reference quantization).
+// merge_launch: the long-context form, whose clusters leave their partials
+// to the merge launch launch_attention runs after the attention kernel.
 template <int HeadDim, CachePrecision C, int Group>
-void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_split, bool int8) {
+void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_split, bool int8,
+                          bool merge_launch = false) {
   const int n_ctx = std::max(len, len2) + 64;
   const size_t cache_n = static_cast<size_t>(n_kv_head) * n_ctx * HeadDim;
   const size_t out_n = static_cast<size_t>(n_head) * HeadDim;
@@ -998,13 +1001,15 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
   p.n_kv_head = n_kv_head;
   p.n_ctx = n_ctx;
   p.n_split = n_split;
+  p.merge_launch = merge_launch ? 1 : 0;
   for (int l : {len, len2}) {
     d_pos.upload(std::vector<int>{l - 1});
     expect_ok("attention", launch_attention<HeadDim, C, Group>(p, nullptr));
     const auto ref = ref::attention(q, kf, vf, n_head, n_kv_head, HeadDim, n_ctx, l, p.scale);
-    const std::string tag = fmt("attention %s hd=%d heads=%d/%d group=%d len=%d splits=%d(%d)%s",
+    const std::string tag = fmt("attention %s hd=%d heads=%d/%d group=%d len=%d splits=%d(%d)%s%s",
                                 C == CachePrecision::f32 ? "f32" : "f16", HeadDim, n_head, n_kv_head, Group, l,
-                                n_split, attention_effective_splits(l, n_split), int8 ? " +int8" : "");
+                                n_split, attention_effective_splits(l, n_split), int8 ? " +int8" : "",
+                                merge_launch ? " +merge launch" : "");
     const auto got = out.download();
     check(tag, got, ref, 2e-6, 1e-4);
     if (int8) {
@@ -1027,8 +1032,8 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
     p.out = nullptr;
     p.out_lo = nullptr;
     expect_ok("attention int8 only", launch_attention<HeadDim, C, Group>(p, nullptr));
-    const std::string tag = fmt("attention hd=%d heads=%d/%d len=%d splits=%d int8 only", HeadDim, n_head,
-                                n_kv_head, len2, n_split);
+    const std::string tag = fmt("attention hd=%d heads=%d/%d len=%d splits=%d int8 only%s", HeadDim, n_head,
+                                n_kv_head, len2, n_split, merge_launch ? " +merge launch" : "");
     check(tag + " d", out_d.download(), d_before, 0.0, 0.0);
     check(tag + " qs", to_float(out_qs.download()), qs_before, 0.0, 0.0);
   }
@@ -1045,6 +1050,7 @@ void sweep_attention_ratio() {
   for (int i = 0; i < 7; ++i) {
     const int len = lens[i], len2 = lens[(i + 3) % 7];  // a second launch at another length
     for (int n_split : splits) sweep_attention_case<HeadDim, C, kGroup>(2 * R, 2, len, len2, n_split, false);
+    sweep_attention_case<HeadDim, C, kGroup>(2 * R, 2, len, len2, 32, false, true);
   }
 }
 
@@ -1080,6 +1086,16 @@ void sweep_attention() {
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);
   // Qwen3-8B's shape with its f16 cache (4 heads a block), at 4k rows and at a short context.
   sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true);
+  // The long-context form: the clusters' merge as a launch of its own, where
+  // one cluster is in use (it exits) and several, at every owner layout.
+  sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, true, true);
+  sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 100, 700, 40, true, true);
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true, true);
+  sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 129, 4352, 64, true, true);
+  sweep_attention_case<128, CachePrecision::f16, 1>(8, 8, 1000, 40, 16, true, true);
+  sweep_attention_case<128, CachePrecision::f16, 3>(6, 2, 300, 9, 16, true, true);
+  sweep_attention_case<256, CachePrecision::f32, 4>(8, 2, 4096, 50, 64, true, true);
+  sweep_attention_case<96, CachePrecision::f16, 2>(4, 2, 1000, 2, 24, false, true);
   // A head size whose lane runs fit no vector load (3 elements a lane).
   sweep_attention_ratio<96, CachePrecision::f16, 2>();
   sweep_attention_ratio<96, CachePrecision::f32, 2>();

@@ -283,7 +283,8 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
 
 // ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
-void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
+// long_context: the step for lengths from ProgramSpec::long_context_from on (a second graph).
+void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {
   // ---- input
   {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
     EmbedParams p{};
@@ -360,6 +361,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_kv_head = 1;
     p.n_ctx = 256;
     p.n_split = 16;
+    p.merge_launch = long_context ? 1 : 0;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
@@ -492,6 +494,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof = nullptr) {
     p.n_kv_head = 1;
     p.n_ctx = 256;
     p.n_split = 16;
+    p.merge_launch = long_context ? 1 : 0;
     LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
   }
   if (prof) prof->mark(stream, 13);
@@ -625,6 +628,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     bind,
     step,
     kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
+    16,  // most attention splits
 };
 
 }  // namespace model
