@@ -250,7 +250,8 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
 
 // ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
-// long_context: the step for lengths from ProgramSpec::long_context_from on (a second graph).
+// long_context: the form for lengths where attention can merge several clusters of splits,
+// captured as a second graph (long_context_from in kernels/runtime/program.cuh).
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {
   // ---- input
   {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
