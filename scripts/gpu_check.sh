@@ -306,6 +306,14 @@ stage_sanitizer() {
     --prompt-tokens "1 2 3" -n 4 --quiet
   check sanitizer_racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "1 2 3" -n 4 --quiet
+  # Past 128 positions: the long-context graph, whose attention clusters
+  # leave their merge to a launch of its own.
+  local long_prompt
+  long_prompt="$(random_ids 140 "$(vocab_of "$model")" 5)"
+  check sanitizer_memcheck_long compute-sanitizer --tool memcheck --error-exitcode 1 "$prog" "$model" \
+    --prompt-tokens "$long_prompt" -n 4 --quiet
+  check sanitizer_racecheck_long compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
+    --prompt-tokens "$long_prompt" -n 4 --quiet
   # The staged GEMV (bulk copies into shared memory) where the programs stage built it.
   prog="$WORK/prog/qwen3-1.7b-2l-q8_0-h200" model="$WORK/models/qwen3-1.7b-2l-q8_0.gguf"
   [[ -x $prog ]] || return 0
