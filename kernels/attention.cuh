@@ -160,6 +160,25 @@ __device__ __forceinline__ void attention_cluster_sync() {
   __trap();
 #endif
 }
+// Distributed shared memory may be written only once its block has started:
+// every block of a merging cluster arrives here first, and waits before its
+// first write to another block's shared memory (by then all have arrived, so
+// the wait costs nothing on the chain). A split arrive and wait, one barrier
+// phase before the merge's.
+__device__ __forceinline__ void attention_cluster_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void attention_cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait;" ::: "memory");
+#else
+  __trap();
+#endif
+}
 constexpr int kAttnMaxGroup = 8;          // query heads a block serves
 constexpr int kAttnMaxGroupElems = 1024;  // Group * HeadDim: registers of q and the accumulators
 
@@ -487,11 +506,17 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   const int len = min(pos + 1, p.n_ctx);
   const int eff = attention_effective_splits(len, p.n_split);
   const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= kAttnClusterSplits);
+  // Whether this block's cluster has used splits, and so merges: the same for
+  // all its blocks (they read the same length).
+  const bool merging_cluster = cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff;
+  if (merging_cluster) attention_cluster_arrive();
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
     if constexpr (kAttnEarly) pdl_wait();
-    // An idle split of the merging cluster meets its barrier and merges its share.
-    if (cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff)
+    // An idle split of the merging cluster meets its barriers and merges its share.
+    if (merging_cluster) {
+      attention_cluster_wait();
       cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
+    }
     return;
   }
   const int t0 = static_cast<int>(static_cast<long long>(split) * len / eff);
@@ -600,6 +625,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + attention_elem<HeadDim>(lane, j)] = acc[g][j];
   }
   __syncthreads();
+  if (merging_cluster) attention_cluster_wait();  // every block of the cluster has started: push
 
   // Thread e of the block now takes output element e (+ kAttnThreads ...) of
   // the group: head g = e / HeadDim, dimension d = e % HeadDim.
