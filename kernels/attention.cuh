@@ -16,7 +16,9 @@
 // allocation, so every launch and graph replay starts from zero). On sm_90,
 // for blocks of 1-4 query heads, the splits launch as clusters of 8 and a
 // launch with 2..8 splits merges in the cluster's shared memory instead
-// (attention_cluster_kernel, below).
+// (attention_cluster_kernel, below); with more, the clusters meet through the
+// workspace, or (merge_launch, the emitted program's long-context step) in
+// attention_merge_kernel, which launch_attention then runs.
 // len is read from the device so a captured graph replays for every step.
 // Optionally (out_qs non-null) the output is also written in its int8 form
 // (blocks.h layout, quantize_block_with_max; with out_lo the two-word form), for
@@ -69,16 +71,12 @@ struct AttentionParams {
 // e to element e of the group's Group*HeadDim outputs (a warp = one int8 block).
 constexpr int kAttnWarps = 4;
 constexpr int kAttnThreads = kAttnWarps * kWarpSize;
-// Keys a split takes at least: a block's 4 warps score 4 keys each per
-// iteration (2 with 4+ heads a block), so 16 keys are one or two dependent
-// rounds of cache loads; more
-// keys a split serialize short contexts (with 64, Qwen3-0.6B's 8 head groups
-// at a 100-token context run as 16 blocks on 132 SMs, each walking 64 keys),
+// Keys a split takes at least (kAttnMinKeysPerSplit, limits.h): a block's 4
+// warps score 4 keys each per iteration (2 with 4+ heads a block), so 16
+// keys are one or two dependent rounds of cache loads; more keys a split
+// serialize short contexts (with 64, Qwen3-0.6B's 8 head groups at a
+// 100-token context run as 16 blocks on 132 SMs, each walking 64 keys),
 // fewer cost more merge work than they save.
-#ifndef LANEC_ATTN_MIN_KEYS
-#define LANEC_ATTN_MIN_KEYS 16
-#endif
-constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
 
 // Measurement switch (bench/variants.sh with VARIANTS_DEPTH=4096):
 // LANEC_ATTN_KEYS, keys a warp scores per iteration with 1-3 heads a block
@@ -189,15 +187,6 @@ __host__ __device__ constexpr int attention_heads_per_block(int gqa, int head_di
   for (int g = kAttnMaxGroup; g > 1; --g)
     if (gqa % g == 0 && g * head_dim <= kAttnMaxGroupElems) return g;
   return 1;
-}
-
-// Splits the kernel actually uses for `len` keys: no more than n_split and
-// at least kAttnMinKeysPerSplit keys a split (the last may have fewer than
-// that only when len is short of it: one split).
-__host__ __device__ inline int attention_effective_splits(int len, int n_split) {
-  const int by_keys = (len + kAttnMinKeysPerSplit - 1) / kAttnMinKeysPerSplit;
-  const int splits = n_split < by_keys ? n_split : by_keys;
-  return splits > 1 ? splits : 1;
 }
 
 template <typename T>

@@ -35,11 +35,34 @@ LANEC_HOST_DEVICE constexpr long long gemv_staged_smem_bytes(int k, int split, i
   return static_cast<long long>(gemv_staged_rows_a_block(split, rows_per_warp)) * (k + k / 32 * 2);
 }
 
+// attention.cuh: a split takes at least this many keys (the planner sizes
+// n_split with it; -DLANEC_ATTN_MIN_KEYS is a kernel measurement switch).
+#ifndef LANEC_ATTN_MIN_KEYS
+#define LANEC_ATTN_MIN_KEYS 16
+#endif
+constexpr int kAttnMinKeysPerSplit = LANEC_ATTN_MIN_KEYS;
+
+// Splits the attention kernel uses for `len` keys: no more than n_split and
+// at least kAttnMinKeysPerSplit keys a split (the last may have fewer than
+// that only when len is short of it: one split).
+LANEC_HOST_DEVICE constexpr int attention_effective_splits(int len, int n_split) {
+  const int by_keys = (len + kAttnMinKeysPerSplit - 1) / kAttnMinKeysPerSplit;
+  const int splits = n_split < by_keys ? n_split : by_keys;
+  return splits > 1 ? splits : 1;
+}
+
 // attention.cuh's cluster merge: the splits of a head group launch as
 // clusters of 8 blocks, for blocks of at most 4 query heads (the planner
 // rounds their split count up to whole clusters).
 constexpr int kAttnClusterSplits = 8;
 constexpr int kAttnClusterMaxGroup = 4;
+
+// The first length at which an attention launch of n_split splits has more
+// than one cluster of them in use, so that its clusters' partials meet
+// through the workspace (or the merge launch); 0 where that never happens.
+LANEC_HOST_DEVICE constexpr int attention_clusters_from(int n_split) {
+  return n_split > kAttnClusterSplits ? kAttnClusterSplits * kAttnMinKeysPerSplit + 1 : 0;
+}
 
 // Cluster blocks that merge a group of `elems` = Group * head_dim outputs:
 // the most, up to 8, whose equal shares are whole int8 blocks (32 elements,

@@ -175,10 +175,8 @@ inline double stddev(const std::vector<double>& v) {
 #define LANEC_ATTN_MERGE_LAUNCH 1
 #endif
 inline int long_context_from(const ProgramSpec& spec) {
-  if (!LANEC_ATTN_MERGE_LAUNCH || !LANEC_ATTN_CLUSTER || !kernels::kAttnClusterLevels ||
-      spec.max_attention_splits <= kernels::kAttnClusterSplits)
-    return 0;
-  return kernels::kAttnClusterSplits * kernels::kAttnMinKeysPerSplit + 1;
+  if (!LANEC_ATTN_MERGE_LAUNCH || !LANEC_ATTN_CLUSTER || !kernels::kAttnClusterLevels) return 0;
+  return kernels::attention_clusters_from(spec.max_attention_splits);
 }
 
 // spec.step captured once as an instantiated graph.

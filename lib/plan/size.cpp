@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t kQ8Block = 32;
 constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
 constexpr int kAttnWarps = 4;         // kernels/attention.cuh
-constexpr int64_t kKeysPerSplit = 16; // kAttnMinKeysPerSplit: a split below this many keys costs more than it saves
+constexpr int64_t kKeysPerSplit = kernels::kAttnMinKeysPerSplit;  // a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
 using kernels::kAttnClusterMaxGroup;  // kernels/limits.h: the attention cluster merge's layout
 using kernels::kAttnClusterSplits;

@@ -167,6 +167,23 @@ TEST_CASE("a staged output projection launches the staged GEMV; held, the regist
   CHECK(count_of(held, "launch_gemv<") == count_of(staged, "launch_gemv<") + 1);
 }
 
+TEST_CASE("attention past 8 splits takes the long-context form; at most 8, one form serves", "[emit]") {
+  // The tiny samples' 256 cache rows plan 16 splits: every attention launch
+  // switches with the step's long_context, and the spec names the splits.
+  const std::string long_form = emit_test::emit_sample("qwen3-tiny", "h200");
+  CHECK(count_of(long_form, "    p.merge_launch = long_context ? 1 : 0;\n") == count_of(long_form, "launch_attention<"));
+  CHECK(count_of(long_form, "launch_attention<") > 0);
+  CHECK(long_form.find("    16,  // most attention splits\n") != std::string::npos);
+  CHECK(long_form.find("(void)long_context;") == std::string::npos);
+  // 128 cache rows plan 8 splits, one cluster: no merge launch at any length.
+  const emit_test::Planned p =
+      emit_test::plan_sample_with("qwen3-tiny", lanec::load_knobs(emit_test::knob_path("h200")), {}, 128);
+  const std::string short_form = lanec::emit_program(p.result.schedule, p.result.graph, p.identity, {});
+  CHECK(count_of(short_form, "p.merge_launch") == 0);
+  CHECK(short_form.find("  (void)long_context;  // one graph serves every length\n") != std::string::npos);
+  CHECK(short_form.find("    8,  // most attention splits\n") != std::string::npos);
+}
+
 TEST_CASE("model identity: checked metadata and fingerprint", "[emit]") {
   const emit_test::Planned a = emit_test::plan_sample("qwen3-tiny", "h200");
   const emit_test::Planned b = emit_test::plan_sample("qwen2-tiny", "h200");

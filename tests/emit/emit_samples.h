@@ -36,7 +36,7 @@ struct Planned {
 };
 
 inline Planned plan_sample_with(const std::string& sample, const lanec::Knobs& knobs,
-                                const std::vector<std::string>& held = {}) {
+                                const std::vector<std::string>& held = {}, int64_t max_ctx = 0) {
   lanec::SynthOptions synth;
   synth.shape = lanec::find_preset(sample);
   synth.type = lanec::GgmlType::Q8_0;
@@ -44,6 +44,7 @@ inline Planned plan_sample_with(const std::string& sample, const lanec::Knobs& k
   const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), sample + ".gguf");
   lanec::PlanOptions options;
   options.held = held;
+  options.max_ctx = max_ctx;
   Planned p{lanec::plan_model(gguf, knobs, options), lanec::model_identity(gguf)};
   return p;
 }

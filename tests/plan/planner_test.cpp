@@ -374,6 +374,27 @@ TEST_CASE("an RMS norm whose weight is computed in the step is refused", "[plan]
                     Catch::Contains("must be a model constant; row is computed in the step"));
 }
 
+TEST_CASE("the long-context step begins where a second cluster of splits is in use", "[plan][attention]") {
+  // kernels/limits.h: the emitted program replays its long-context graph
+  // (the clusters' merge as a launch of its own) from attention_clusters_from
+  // on; below it, and for launches of at most 8 splits, one cluster holds
+  // every used split.
+  for (int n_split : {1, 5, 8, 16, 33, 40, 64}) {
+    INFO("n_split " << n_split);
+    const int from = kernels::attention_clusters_from(n_split);
+    CHECK((from == 0) == (n_split <= kernels::kAttnClusterSplits));
+    for (int len = 1; len <= 5000; ++len) {
+      const int eff = kernels::attention_effective_splits(len, n_split);
+      const int clusters = (eff + kernels::kAttnClusterSplits - 1) / kernels::kAttnClusterSplits;
+      if ((clusters > 1) != (from > 0 && len >= from)) FAIL("len " << len << ": " << clusters << " clusters");
+    }
+  }
+  CHECK(kernels::attention_clusters_from(64) == 129);  // 8 splits of 16 keys fill one cluster
+  CHECK(kernels::attention_effective_splits(1, 64) == 1);
+  CHECK(kernels::attention_effective_splits(17, 64) == 2);
+  CHECK(kernels::attention_effective_splits(4097, 64) == 64);
+}
+
 TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax]") {
   // Heads a block serves: the largest divisor of the GQA ratio within 8 heads and 1024 elements.
   CHECK(attention_heads_per_block(2, 128) == 2);
