@@ -67,7 +67,7 @@ struct Device {
   cudaGraphExec_t graph = nullptr;
   cudaGraphExec_t graph_long = nullptr;  // the long-context step (lengths from long_from on), if any
   int long_from = 0;                     // 0: one graph for every length
-  int position = 0;                      // the host's mirror of the device position: the next step's
+  int position = 0;                      // the next step's position, as the host mirrors the device's
   int* pinned_tokens = nullptr;  // prompt / sampled tokens the host queues copies from
   int* ring_host = nullptr;      // ring + count read back
   int ring_capacity = 0;
