@@ -250,6 +250,33 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
   }
 }
 
+// Each row's lane partial sums reduced over the warp, then, with split > 1,
+// over the split warps of the row group (slices 0, 1, ... in that order)
+// through shared memory: the totals end in the lanes of the group's slice 0.
+// All threads of the block call it (a barrier when split > 1); `warp` is
+// this warp's index in the block, `slice` its slice (warp % split).
+template <int Rows>
+__device__ __forceinline__ void reduce_slices(float (&acc)[Rows], float (*partial)[Rows], int warp, int slice,
+                                              int lane, int split) {
+#pragma unroll
+  for (int r = 0; r < Rows; ++r) acc[r] = warp_sum(acc[r]);
+  if (split > 1) {
+    if (lane == 0) {
+#pragma unroll
+      for (int r = 0; r < Rows; ++r) partial[warp][r] = acc[r];
+    }
+    __syncthreads();
+    if (slice == 0) {
+#pragma unroll
+      for (int r = 0; r < Rows; ++r) {
+        float s = 0.0f;
+        for (int j = 0; j < split; ++j) s += partial[warp + j][r];
+        acc[r] = s;
+      }
+    }
+  }
+}
+
 // The rows' dot products over the input and the slice reduction: the full
 // sums end in acc of lane 0 of the group's slice 0, the threads for which it
 // returns true. All threads of the block call it (a barrier inside when
@@ -282,24 +309,7 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
     }
   }
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
-
-  if (p.split_k > 1) {
-    if (lane == 0) {
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) partial[ty][r] = acc[r];
-    }
-    __syncthreads();
-    if (slice == 0) {
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        float s = 0.0f;
-        for (int j = 0; j < p.split_k; ++j) s += partial[ty + j][r];
-        acc[r] = s;
-      }
-    }
-  }
+  reduce_slices(acc, partial, ty, slice, lane, p.split_k);
   return slice == 0 && lane == 0;
 }
 

@@ -118,22 +118,7 @@ __global__ void __launch_bounds__(kGemvStagedWarps* kWarpSize) gemv_staged_kerne
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < RowsPerWarp; ++j) acc[j] = warp_sum(acc[j]);
-  if constexpr (Split > 1) {
-    if (lane == 0) {
-#pragma unroll
-      for (int j = 0; j < RowsPerWarp; ++j) partial[warp][j] = acc[j];
-    }
-    __syncthreads();
-    if (slice == 0) {
-#pragma unroll
-      for (int j = 0; j < RowsPerWarp; ++j) {
-        acc[j] = 0.0f;
-        for (int t = 0; t < Split; ++t) acc[j] += partial[warp + t][j];
-      }
-    }
-  }
+  gemv_detail::reduce_slices(acc, partial, warp, slice, lane, Split);
   if (lane != 0 || slice != 0) return;
 #pragma unroll
   for (int j = 0; j < RowsPerWarp; ++j) {
