@@ -12,6 +12,7 @@
 #include <string>
 
 #include "app/command.h"
+#include "app/validators.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/graph/recognize/recognize.h"
@@ -83,7 +84,8 @@ const RegisterCommand kRegister(20, "graph", [](CLI::App& root) {
                   "recognizing it")
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-ctx", options->max_ctx,
-                  "With a GGUF INPUT: cap the KV cache rows below context_length (0: no cap)");
+                  "With a GGUF INPUT: cap the KV cache rows below context_length (0: no cap)")
+      ->check(at_least(0));
   cmd->add_option("-o,--output", options->output, "Write the canonical text here (default stdout)");
   cmd->add_flag("--check", options->check_only, "Only verify; print a one-line summary");
   cmd->callback([options] { run_graph(*options); });

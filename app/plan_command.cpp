@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/command.h"
+#include "app/validators.h"
 #include "emit/build_program.h"
 #include "emit/emit_program.h"
 #include "lib/common/error.h"
@@ -92,7 +93,8 @@ const RegisterCommand registration(40, "plan", [](CLI::App& root) {
   cmd->add_option("--dump-after", args->dump_after,
                   "Print the pipeline's state after this stage: recognize, rewrite, link, size, "
                   "sequences, schedule");
-  cmd->add_option("--max-ctx", args->max_ctx, "Cap the KV cache rows (0: the model's context)");
+  cmd->add_option("--max-ctx", args->max_ctx, "Cap the KV cache rows (0: the model's context)")
+      ->check(at_least(0));
   cmd->add_flag("--json", args->json, "Print the census as JSON");
   cmd->add_flag("--census", args->census_only, "Print only the census (no launch and buffer list)");
   cmd->add_option("-o,--output", args->output, "Write the emitted CUDA program to this .cu file");

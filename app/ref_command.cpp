@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/command.h"
+#include "app/validators.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/graph/recognize/recognize.h"
@@ -216,7 +217,8 @@ const RegisterCommand registration(40, "ref", [](CLI::App& root) {
                   "Read the step graph from this text file (verified) instead of recognizing it")
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-ctx", args->max_ctx,
-                  "KV cache rows (default: the positions this run needs)");
+                  "KV cache rows (default: the positions this run needs)")
+      ->check(at_least(0));
   cmd->add_option("--knobs", args->knobs,
                   "Plan under this knob file and run the planned schedule on the CPU with its "
                   "numerics (int8 activations, cache precision) instead of the unfused graph in f32")

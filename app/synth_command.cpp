@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/command.h"
+#include "app/validators.h"
 #include "app/progress.h"
 #include "lib/common/error.h"
 #include "lib/gguf/ggml_types.h"
@@ -53,7 +54,8 @@ const RegisterCommand registration(20, "synth", [](CLI::App& root) {
                   "Weight format of the matrices: " +
                       ggml_type_names_with(ggml_use::kSynth, " ", GgmlSpelling::lower_case))
       ->capture_default_str();
-  cmd->add_option("--layers", args->layers, "Number of layers (default: the preset's)");
+  cmd->add_option("--layers", args->layers, "Number of layers (default: the preset's)")
+      ->check(at_least(1));
   cmd->add_option("--seed", args->seed, "Random seed")->capture_default_str();
   cmd->add_option("--vocab", args->vocab, "Copy the tokenizer metadata of this GGUF file")
       ->check(CLI::ExistingFile);

@@ -2,6 +2,8 @@
 // (never a crash). One case per kind of mistake a user makes.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "tests/support/run_lanec.h"
 
@@ -95,4 +97,27 @@ TEST_CASE("ref: an unknown architecture is named", "[errors]") {
   const auto r = run_lanec("synth qwen3moe-tiny -o /tmp/lanec_cli_errors_moe.gguf");
   REQUIRE(r.exit_code == 0);
   check_user_error("ref /tmp/lanec_cli_errors_moe.gguf --tokens 1 -n 1", "qwen3moe");
+}
+
+// Counts outside their range are refused by the command line itself (CLI11's
+// exit code), naming the option and the bound, instead of falling back to a
+// default the user did not ask for.
+TEST_CASE("negative cache rows and zero layers are refused, naming the option", "[errors]") {
+  const std::string model = tiny_model_path();
+  const std::string knobs = std::string(LANEC_SOURCE_DIR) + "/samples/knobs/h200.yaml";
+  const std::string bound0 = "--max-ctx: expected a whole number of at least 0, got ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"plan " + model + " --knobs " + knobs + " --max-ctx -5", bound0 + "'-5'"},
+      {"graph " + model + " --max-ctx -1", bound0 + "'-1'"},
+      {"ref " + model + " --tokens 1 --max-ctx 12x", bound0 + "'12x'"},
+      {"synth qwen3-tiny --layers 0 -o /tmp/lanec_cli_errors_x.gguf",
+       "--layers: expected a whole number of at least 1, got '0'"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const auto result = run_lanec(args);
+    INFO(args << "\n" << result.output);
+    CHECK(result.exit_code != 0);
+    CHECK(result.output.find(expected) != std::string::npos);
+  }
+  CHECK(run_lanec("plan " + model + " --knobs " + knobs + " --max-ctx 0 --census").exit_code == 0);
 }
