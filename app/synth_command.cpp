@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "app/command.h"
-#include "app/validators.h"
 #include "app/progress.h"
+#include "app/validators.h"
 #include "lib/common/error.h"
 #include "lib/gguf/ggml_types.h"
 #include "lib/synth/synth.h"
