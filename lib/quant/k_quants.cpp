@@ -45,6 +45,24 @@ void scale_min_k4(int s, const uint8_t* scales, uint8_t* sc, uint8_t* m) {
   }
 }
 
+// The scales and mins of sub-blocks 2*pair (the low nibbles of a 32-byte run
+// of quants in Q4_K and Q5_K) and 2*pair + 1 (the high nibbles).
+struct SubBlockPair {
+  float d_lo, m_lo, d_hi, m_hi;
+};
+SubBlockPair sub_block_pair(int pair, float d, float dmin, const uint8_t* scales) {
+  uint8_t sc = 0;
+  uint8_t m = 0;
+  SubBlockPair out{};
+  scale_min_k4(2 * pair, scales, &sc, &m);
+  out.d_lo = d * sc;
+  out.m_lo = dmin * m;
+  scale_min_k4(2 * pair + 1, scales, &sc, &m);
+  out.d_hi = d * sc;
+  out.m_hi = dmin * m;
+  return out;
+}
+
 // Fits x ≈ scale·L − min with L in [0, nmax] minimizing Σ w·err²; tries the
 // plain range fit first and then nstep+1 perturbed inverse scales, each refined
 // by the closed-form weighted least-squares (scale, min). Returns scale and
@@ -228,16 +246,9 @@ void dequantize_q4_k(const uint8_t* src, float* dst, uint64_t blocks) {
     const uint8_t* scales = src + 4;
     const uint8_t* qs = src + 16;
     for (int pair = 0; pair < 4; ++pair, qs += 32) {
-      uint8_t sc = 0;
-      uint8_t m = 0;
-      scale_min_k4(2 * pair, scales, &sc, &m);
-      const float d1 = d * sc;
-      const float m1 = dmin * m;
-      scale_min_k4(2 * pair + 1, scales, &sc, &m);
-      const float d2 = d * sc;
-      const float m2 = dmin * m;
-      for (int l = 0; l < 32; ++l) *dst++ = d1 * static_cast<float>(qs[l] & 0x0F) - m1;
-      for (int l = 0; l < 32; ++l) *dst++ = d2 * static_cast<float>(qs[l] >> 4) - m2;
+      const SubBlockPair sb = sub_block_pair(pair, d, dmin, scales);
+      for (int l = 0; l < 32; ++l) *dst++ = sb.d_lo * static_cast<float>(qs[l] & 0x0F) - sb.m_lo;
+      for (int l = 0; l < 32; ++l) *dst++ = sb.d_hi * static_cast<float>(qs[l] >> 4) - sb.m_hi;
     }
   }
 }
@@ -250,23 +261,16 @@ void dequantize_q5_k(const uint8_t* src, float* dst, uint64_t blocks) {
     const uint8_t* qh = src + 16;
     const uint8_t* qs = src + 48;
     for (int pair = 0; pair < 4; ++pair, qs += 32) {
-      uint8_t sc = 0;
-      uint8_t m = 0;
-      scale_min_k4(2 * pair, scales, &sc, &m);
-      const float d1 = d * sc;
-      const float m1 = dmin * m;
-      scale_min_k4(2 * pair + 1, scales, &sc, &m);
-      const float d2 = d * sc;
-      const float m2 = dmin * m;
+      const SubBlockPair sb = sub_block_pair(pair, d, dmin, scales);
       const int bit_lo = 2 * pair;
       const int bit_hi = 2 * pair + 1;
       for (int l = 0; l < 32; ++l) {
         const int q = (qs[l] & 0x0F) | (((qh[l] >> bit_lo) & 1) << 4);
-        *dst++ = d1 * static_cast<float>(q) - m1;
+        *dst++ = sb.d_lo * static_cast<float>(q) - sb.m_lo;
       }
       for (int l = 0; l < 32; ++l) {
         const int q = (qs[l] >> 4) | (((qh[l] >> bit_hi) & 1) << 4);
-        *dst++ = d2 * static_cast<float>(q) - m2;
+        *dst++ = sb.d_hi * static_cast<float>(q) - sb.m_hi;
       }
     }
   }
