@@ -116,56 +116,56 @@ void dequantize_q5_1(const uint8_t* src, float* dst, uint64_t blocks) {
   }
 }
 
+namespace {
+
+// Q4_0 and Q5_0 (Bits 4 and 5): { fp16 d; [u8 qh[4];] u8 qs[16]; }.
+template <int Bits>
+void quantize_symmetric(const float* src, uint8_t* dst, uint64_t blocks, uint64_t block_bytes) {
+  constexpr int kTop = (1 << Bits) - 1;
+  constexpr float kHalfRange = static_cast<float>(1 << (Bits - 1));
+  constexpr uint64_t kQs = Bits == 5 ? 6 : 2;
+  uint8_t codes[kQk32];
+  for (uint64_t b = 0; b < blocks; ++b, src += kQk32, dst += block_bytes) {
+    const float d = signed_absmax(src) / -kHalfRange;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    for (uint64_t j = 0; j < kQk32; ++j) codes[j] = truncate_code(src[j] * id + (kHalfRange + 0.5f), kTop);
+    store_u16(dst, f32_to_fp16(d));
+    pack_codes(codes, dst + kQs, Bits == 5 ? dst + 2 : nullptr);
+  }
+}
+
+// Q4_1 and Q5_1 (Bits 4 and 5): { fp16 d; fp16 m; [u8 qh[4];] u8 qs[16]; }.
+template <int Bits>
+void quantize_affine(const float* src, uint8_t* dst, uint64_t blocks, uint64_t block_bytes) {
+  constexpr int kTop = (1 << Bits) - 1;
+  constexpr uint64_t kQs = Bits == 5 ? 8 : 4;
+  uint8_t codes[kQk32];
+  for (uint64_t b = 0; b < blocks; ++b, src += kQk32, dst += block_bytes) {
+    float min = 0.0f;
+    float max = 0.0f;
+    min_max(src, &min, &max);
+    const float d = (max - min) / static_cast<float>(kTop);
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    for (uint64_t j = 0; j < kQk32; ++j) codes[j] = truncate_code((src[j] - min) * id + 0.5f, kTop);
+    store_u16(dst, f32_to_fp16(d));
+    store_u16(dst + 2, f32_to_fp16(min));
+    pack_codes(codes, dst + kQs, Bits == 5 ? dst + 4 : nullptr);
+  }
+}
+
+}  // namespace
+
 void quantize_q4_0(const float* src, uint8_t* dst, uint64_t blocks) {
-  uint8_t codes[kQk32];
-  for (uint64_t b = 0; b < blocks; ++b, src += kQk32, dst += kQ4_0Bytes) {
-    const float d = signed_absmax(src) / -8.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (uint64_t j = 0; j < kQk32; ++j) codes[j] = truncate_code(src[j] * id + 8.5f, 15);
-    store_u16(dst, f32_to_fp16(d));
-    pack_codes(codes, dst + 2, nullptr);
-  }
+  quantize_symmetric<4>(src, dst, blocks, kQ4_0Bytes);
 }
-
 void quantize_q5_0(const float* src, uint8_t* dst, uint64_t blocks) {
-  uint8_t codes[kQk32];
-  for (uint64_t b = 0; b < blocks; ++b, src += kQk32, dst += kQ5_0Bytes) {
-    const float d = signed_absmax(src) / -16.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (uint64_t j = 0; j < kQk32; ++j) codes[j] = truncate_code(src[j] * id + 16.5f, 31);
-    store_u16(dst, f32_to_fp16(d));
-    pack_codes(codes, dst + 6, dst + 2);
-  }
+  quantize_symmetric<5>(src, dst, blocks, kQ5_0Bytes);
 }
-
 void quantize_q4_1(const float* src, uint8_t* dst, uint64_t blocks) {
-  uint8_t codes[kQk32];
-  for (uint64_t b = 0; b < blocks; ++b, src += kQk32, dst += kQ4_1Bytes) {
-    float min = 0.0f;
-    float max = 0.0f;
-    min_max(src, &min, &max);
-    const float d = (max - min) / 15.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (uint64_t j = 0; j < kQk32; ++j) codes[j] = truncate_code((src[j] - min) * id + 0.5f, 15);
-    store_u16(dst, f32_to_fp16(d));
-    store_u16(dst + 2, f32_to_fp16(min));
-    pack_codes(codes, dst + 4, nullptr);
-  }
+  quantize_affine<4>(src, dst, blocks, kQ4_1Bytes);
 }
-
 void quantize_q5_1(const float* src, uint8_t* dst, uint64_t blocks) {
-  uint8_t codes[kQk32];
-  for (uint64_t b = 0; b < blocks; ++b, src += kQk32, dst += kQ5_1Bytes) {
-    float min = 0.0f;
-    float max = 0.0f;
-    min_max(src, &min, &max);
-    const float d = (max - min) / 31.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (uint64_t j = 0; j < kQk32; ++j) codes[j] = truncate_code((src[j] - min) * id + 0.5f, 31);
-    store_u16(dst, f32_to_fp16(d));
-    store_u16(dst + 2, f32_to_fp16(min));
-    pack_codes(codes, dst + 8, dst + 4);
-  }
+  quantize_affine<5>(src, dst, blocks, kQ5_1Bytes);
 }
 
 }  // namespace lanec::quant
