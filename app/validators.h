@@ -10,17 +10,24 @@
 
 namespace lanec::app {
 
-// A whole number of at least `min`; CLI11 prefixes the option's name.
+// A whole number of at least `min` (unsigned ones up to 2^64 - 1 pass where
+// min <= 0, so that a 64-bit seed fits; a sign never wraps around); CLI11
+// prefixes the option's name.
 inline CLI::Validator at_least(long long min) {
   const std::string bound = std::to_string(min);
   return CLI::Validator(
       [min, bound](std::string& value) -> std::string {
+        const std::string error = "expected a whole number of at least " + bound + ", got '" + value + "'";
+        if (value.empty()) return error;
         errno = 0;
         char* end = nullptr;
-        const long long n = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || errno == ERANGE || n < min)
-          return "expected a whole number of at least " + bound + ", got '" + value + "'";
-        return {};
+        if (value[0] == '-') {
+          const long long n = std::strtoll(value.c_str(), &end, 10);
+          return *end != '\0' || errno == ERANGE || n < min ? error : std::string();
+        }
+        const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+        const bool fits = min <= 0 || n >= static_cast<unsigned long long>(min);
+        return value[0] == '+' || *end != '\0' || errno == ERANGE || !fits ? error : std::string();
       },
       "INT>=" + bound);
 }

@@ -102,7 +102,7 @@ TEST_CASE("ref: an unknown architecture is named", "[errors]") {
 // Counts outside their range are refused by the command line itself (CLI11's
 // exit code), naming the option and the bound, instead of falling back to a
 // default the user did not ask for.
-TEST_CASE("negative cache rows and zero layers are refused, naming the option", "[errors]") {
+TEST_CASE("negative cache rows, zero layers and negative seeds are refused, naming the option", "[errors]") {
   const std::string model = tiny_model_path();
   const std::string knobs = std::string(LANEC_SOURCE_DIR) + "/samples/knobs/h200.yaml";
   const std::string bound0 = "--max-ctx: expected a whole number of at least 0, got ";
@@ -112,6 +112,8 @@ TEST_CASE("negative cache rows and zero layers are refused, naming the option", 
       {"ref " + model + " --tokens 1 --max-ctx 12x", bound0 + "'12x'"},
       {"synth qwen3-tiny --layers 0 -o /tmp/lanec_cli_errors_x.gguf",
        "--layers: expected a whole number of at least 1, got '0'"},
+      {"synth qwen3-tiny --seed -1 -o /tmp/lanec_cli_errors_x.gguf",
+       "--seed: expected a whole number of at least 0, got '-1'"},
   };
   for (const auto& [args, expected] : cases) {
     const auto result = run_lanec(args);
@@ -120,4 +122,10 @@ TEST_CASE("negative cache rows and zero layers are refused, naming the option", 
     CHECK(result.output.find(expected) != std::string::npos);
   }
   CHECK(run_lanec("plan " + model + " --knobs " + knobs + " --max-ctx 0 --census").exit_code == 0);
+  // The largest 64-bit seed still passes (unsigned, not wrapped from a sign).
+  const auto big_seed =
+      run_lanec("synth qwen3-tiny --layers 1 --seed 18446744073709551615 -o /tmp/lanec_cli_errors_x.gguf");
+  INFO(big_seed.output);
+  CHECK(big_seed.exit_code == 0);
+  CHECK(big_seed.output.find("seed 18446744073709551615") != std::string::npos);
 }
