@@ -121,6 +121,7 @@ namespace {
 // Q4_0 and Q5_0 (Bits 4 and 5): { fp16 d; [u8 qh[4];] u8 qs[16]; }.
 template <int Bits>
 void quantize_symmetric(const float* src, uint8_t* dst, uint64_t blocks, uint64_t block_bytes) {
+  static_assert(Bits == 4 || Bits == 5, "Q4_0 or Q5_0");
   constexpr int kTop = (1 << Bits) - 1;
   constexpr float kHalfRange = static_cast<float>(1 << (Bits - 1));
   constexpr uint64_t kQs = Bits == 5 ? 6 : 2;
@@ -137,6 +138,7 @@ void quantize_symmetric(const float* src, uint8_t* dst, uint64_t blocks, uint64_
 // Q4_1 and Q5_1 (Bits 4 and 5): { fp16 d; fp16 m; [u8 qh[4];] u8 qs[16]; }.
 template <int Bits>
 void quantize_affine(const float* src, uint8_t* dst, uint64_t blocks, uint64_t block_bytes) {
+  static_assert(Bits == 4 || Bits == 5, "Q4_1 or Q5_1");
   constexpr int kTop = (1 << Bits) - 1;
   constexpr uint64_t kQs = Bits == 5 ? 8 : 4;
   uint8_t codes[kQk32];
