@@ -85,7 +85,7 @@ const RegisterCommand kRegister(20, "graph", [](CLI::App& root) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-ctx", options->max_ctx,
                   "With a GGUF INPUT: cap the KV cache rows below context_length (0: no cap)")
-      ->check(at_least(0));
+      ->transform(at_least<int64_t>(0));
   cmd->add_option("-o,--output", options->output, "Write the canonical text here (default stdout)");
   cmd->add_flag("--check", options->check_only, "Only verify; print a one-line summary");
   cmd->callback([options] { run_graph(*options); });

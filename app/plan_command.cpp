@@ -94,7 +94,7 @@ const RegisterCommand registration(40, "plan", [](CLI::App& root) {
                   "Print the pipeline's state after this stage: recognize, rewrite, link, size, "
                   "sequences, schedule");
   cmd->add_option("--max-ctx", args->max_ctx, "Cap the KV cache rows (0: the model's context)")
-      ->check(at_least(0));
+      ->transform(at_least<int64_t>(0));
   cmd->add_flag("--json", args->json, "Print the census as JSON");
   cmd->add_flag("--census", args->census_only, "Print only the census (no launch and buffer list)");
   cmd->add_option("-o,--output", args->output, "Write the emitted CUDA program to this .cu file");

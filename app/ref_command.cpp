@@ -218,7 +218,7 @@ const RegisterCommand registration(40, "ref", [](CLI::App& root) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-ctx", args->max_ctx,
                   "KV cache rows (default: the positions this run needs)")
-      ->check(at_least(0));
+      ->transform(at_least<int64_t>(0));
   cmd->add_option("--knobs", args->knobs,
                   "Plan under this knob file and run the planned schedule on the CPU with its "
                   "numerics (int8 activations, cache precision) instead of the unfused graph in f32")

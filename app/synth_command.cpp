@@ -55,8 +55,10 @@ const RegisterCommand registration(20, "synth", [](CLI::App& root) {
                       ggml_type_names_with(ggml_use::kSynth, " ", GgmlSpelling::lower_case))
       ->capture_default_str();
   cmd->add_option("--layers", args->layers, "Number of layers (default: the preset's)")
-      ->check(at_least(1));
-  cmd->add_option("--seed", args->seed, "Random seed")->capture_default_str()->check(at_least(0));
+      ->transform(at_least<uint32_t>(1));
+  cmd->add_option("--seed", args->seed, "Random seed")
+      ->capture_default_str()
+      ->transform(at_least<uint64_t>(0));
   cmd->add_option("--vocab", args->vocab, "Copy the tokenizer metadata of this GGUF file")
       ->check(CLI::ExistingFile);
   cmd->add_option("-j,--threads", args->threads, "Writer threads (default: all cores)");

@@ -16,19 +16,20 @@ build() {  # build MODEL PROGRAM KNOBS HOLD
   local hold=()
   [[ "$4" != none ]] && hold=(--hold "$4")
   "$LANEC" plan "$1" --knobs "$3" --max-ctx 512 "${hold[@]}" -o "$2.cu" --build \
-    >"$2.log" 2>&1 || echo "build $(basename "$2") failed"
+    >"$2.log" 2>&1 || { echo "build $(basename "$2") failed"; return 1; }
 }
 
-row() {  # row MODEL LABEL PROGRAM
+row() {  # row MODEL LABEL PROGRAM: fails (after printing the row) when the program gives no tg128 line
   local line launches
-  launches=$(grep -m1 '^// launches:' "$3.cu" | awk '{print $3}')
+  launches=$(grep -m1 '^// launches:' "$3.cu" 2>/dev/null | awk '{print $3}')
   line=$("$3" "$1" --prompt-tokens "1" -n 128 --bench --repeats 3 --ignore-eos --quiet |
     grep '| tg128 |')
   echo "| $2 | $launches | $(echo "$line" | awk -F'|' '{print $7 "|" $8}') |"
+  [[ -n $line ]]
 }
 
-ablate() {  # ablate PRESET
-  local preset="$1" model="$WORK/$1.gguf" prog="$WORK/$1" fired v hold label
+ablate() {  # ablate PRESET: fails when a build, a timed run or the profile does
+  local preset="$1" model="$WORK/$1.gguf" prog="$WORK/$1" fired v hold label rc=0
   synth_model "$preset" || return 1
   # The rules that fire on this model, from the census.
   fired=$("$LANEC" plan "$model" --knobs "$KNOBS" --census --max-ctx 512 |
@@ -41,19 +42,27 @@ ablate() {  # ablate PRESET
     build "$model" "${prog}_held_$v" "$KNOBS" "$hold" &
   done
   build "$model" "${prog}_numerics_dequant" "$WORK/h200-dequant.yaml" none &
-  wait
+  local job
+  for job in $(jobs -p); do wait "$job" || rc=1; done
+  local failed="$WORK/$preset.failed_runs"  # the table is a pipeline (a subshell): its failures go here
+  : >"$failed"
   {
     echo "| variant ($preset Q8_0, h200 knobs) | launches a step | ms/token | t/s |"
     echo "| --- | ---: | ---: | ---: |"
     for v in "${variants[@]}"; do
       case "$v" in none) label="all rules on" ;; all) label="all fired rules held" ;; *) label="--hold $v" ;; esac
-      row "$model" "$label" "${prog}_held_$v"
+      row "$model" "$label" "${prog}_held_$v" || echo "$label" >>"$failed"
     done
-    row "$model" "activations: dequant (all rules on)" "${prog}_numerics_dequant"
+    row "$model" "activations: dequant (all rules on)" "${prog}_numerics_dequant" || echo "dequant" >>"$failed"
   } | tee "$DEST/ablation_$preset.md"
+  if [[ -s $failed ]]; then
+    echo "runs failed: $(paste -sd, "$failed")"
+    rc=1
+  fi
   # Where the time goes with every rule on: each launch of one step timed alone.
   "${prog}_held_none" "$model" --prompt-tokens "1" -n 1 --profile --repeats 5 --quiet \
-    >"$DEST/profile_ablation_$preset.md" 2>&1 || echo "profile failed"
+    >"$DEST/profile_ablation_$preset.md" 2>&1 || { echo "profile failed"; rc=1; }
+  return "$rc"
 }
 
 presets=("$@")

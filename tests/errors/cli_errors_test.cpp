@@ -101,8 +101,8 @@ TEST_CASE("ref: an unknown architecture is named", "[errors]") {
 
 // Counts outside their range are refused by the command line itself (CLI11's
 // exit code), naming the option and the bound, instead of falling back to a
-// default the user did not ask for.
-TEST_CASE("negative cache rows, zero layers and negative seeds are refused, naming the option", "[errors]") {
+// default, wrapping a sign or clamping to the type's largest value.
+TEST_CASE("counts out of range or not in decimal are refused, naming the option", "[errors]") {
   const std::string model = tiny_model_path();
   const std::string knobs = std::string(LANEC_SOURCE_DIR) + "/samples/knobs/h200.yaml";
   const std::string bound0 = "--max-ctx: expected a whole number of at least 0, got ";
@@ -114,6 +114,12 @@ TEST_CASE("negative cache rows, zero layers and negative seeds are refused, nami
        "--layers: expected a whole number of at least 1, got '0'"},
       {"synth qwen3-tiny --seed -1 -o /tmp/lanec_cli_errors_x.gguf",
        "--seed: expected a whole number of at least 0, got '-1'"},
+      {"synth qwen3-tiny --seed ' -1' -o /tmp/lanec_cli_errors_x.gguf",
+       "--seed: expected a whole number of at least 0, got ' -1'"},
+      {"plan " + model + " --knobs " + knobs + " --max-ctx 9223372036854775808",
+       "--max-ctx: expected a whole number of at most 9223372036854775807, got '9223372036854775808'"},
+      {"synth qwen3-tiny --layers 4294967296 -o /tmp/lanec_cli_errors_x.gguf",
+       "--layers: expected a whole number of at most 4294967295, got '4294967296'"},
   };
   for (const auto& [args, expected] : cases) {
     const auto result = run_lanec(args);
@@ -122,6 +128,11 @@ TEST_CASE("negative cache rows, zero layers and negative seeds are refused, nami
     CHECK(result.output.find(expected) != std::string::npos);
   }
   CHECK(run_lanec("plan " + model + " --knobs " + knobs + " --max-ctx 0 --census").exit_code == 0);
+  // Leading zeros are decimal, not octal (CLI11 alone would read 010 as 8).
+  const auto decimal = run_lanec("plan " + model + " --knobs " + knobs + " --max-ctx 010");
+  INFO(decimal.output);
+  CHECK(decimal.exit_code == 0);
+  CHECK(decimal.output.find("n_ctx=10 ") != std::string::npos);
   // The largest 64-bit seed still passes (unsigned, not wrapped from a sign).
   const auto big_seed =
       run_lanec("synth qwen3-tiny --layers 1 --seed 18446744073709551615 -o /tmp/lanec_cli_errors_x.gguf");
