@@ -210,7 +210,9 @@ const RegisterCommand registration(40, "ref", [](CLI::App& root) {
   cmd->add_option("model", args->model, "GGUF model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("-p,--prompt", args->prompt, "Prompt text (tokenized with the GGUF's vocabulary)");
   cmd->add_option("--tokens", args->tokens, "Prompt as token ids, e.g. \"1 2 3\"");
-  cmd->add_option("-n,--n-predict", args->n_generate, "Tokens to generate")->capture_default_str();
+  cmd->add_option("-n,--n-predict", args->n_generate, "Tokens to generate")
+      ->capture_default_str()
+      ->transform(at_least<int64_t>(1));
   cmd->add_option("--logits", args->logits_file,
                   "Write the logits of every executed step to this .npy file (f32 [steps, n_vocab])");
   cmd->add_option("--graph", args->graph_file,
@@ -224,7 +226,8 @@ const RegisterCommand registration(40, "ref", [](CLI::App& root) {
                   "numerics (int8 activations, cache precision) instead of the unfused graph in f32")
       ->check(CLI::ExistingFile);
   cmd->add_option("--hold", args->hold, "With --knobs: rules to hold back, comma-separated");
-  cmd->add_option("-j,--threads", args->threads, "Threads (default: all cores)");
+  cmd->add_option("-j,--threads", args->threads, "Threads (default: all cores)")
+      ->transform(at_least<unsigned>(0));
   cmd->callback([args] { run_ref(*args); });
 });
 

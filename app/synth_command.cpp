@@ -61,7 +61,8 @@ const RegisterCommand registration(20, "synth", [](CLI::App& root) {
       ->transform(at_least<uint64_t>(0));
   cmd->add_option("--vocab", args->vocab, "Copy the tokenizer metadata of this GGUF file")
       ->check(CLI::ExistingFile);
-  cmd->add_option("-j,--threads", args->threads, "Writer threads (default: all cores)");
+  cmd->add_option("-j,--threads", args->threads, "Writer threads (default: all cores)")
+      ->transform(at_least<unsigned>(0));
   cmd->callback([args] { run_synth(*args); });
 });
 

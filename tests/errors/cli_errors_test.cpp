@@ -118,6 +118,8 @@ TEST_CASE("counts out of range or not in decimal are refused, naming the option"
        "--seed: expected a whole number of at least 0, got ' -1'"},
       {"plan " + model + " --knobs " + knobs + " --max-ctx 9223372036854775808",
        "--max-ctx: expected a whole number of at most 9223372036854775807, got '9223372036854775808'"},
+      {"ref " + model + " --tokens 1 -n 0", "--n-predict: expected a whole number of at least 1, got '0'"},
+      {"ref " + model + " --tokens 1 -n 2 -j -1", "--threads: expected a whole number of at least 0, got '-1'"},
       {"synth qwen3-tiny --layers 4294967296 -o /tmp/lanec_cli_errors_x.gguf",
        "--layers: expected a whole number of at most 4294967295, got '4294967296'"},
   };
