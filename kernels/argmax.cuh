@@ -12,6 +12,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "limits.h"
 
 namespace lanec::kernels {
 
@@ -34,11 +35,8 @@ struct ArgmaxParams {
 // a multiple of 4, so every slice starts 16-byte aligned when the logits do;
 // thread t scans float4 t, t+blockDim, ... (scalars when the logits are not
 // aligned), keeping (value, index); warps reduce with shuffles, then warp 0
-// reduces the per-warp winners.
-constexpr int kArgmaxThreads = 256;
-// Logits a block should at least get before another block pays off (one
-// float4 per thread); the planner's grid size divides n_vocab by this.
-constexpr int kArgmaxMinPerBlock = kArgmaxThreads * 4;
+// reduces the per-warp winners. kArgmaxThreads and kArgmaxMinPerBlock (the
+// planner's grid size divides n_vocab by it) are in limits.h.
 
 __device__ __forceinline__ void argmax_merge(float& v, int& i, float ov, int oi) {
   if (ov > v || (ov == v && oi < i)) {

@@ -69,7 +69,8 @@ struct AttentionParams {
 // the score (Keys*Group of them in flight), then the online-softmax update in
 // registers. Warps merge through shared memory; the output writer maps thread
 // e to element e of the group's Group*HeadDim outputs (a warp = one int8 block).
-constexpr int kAttnWarps = 4;
+// kAttnWarps, kAttnMaxSplits, kAttnMaxGroup(Elems) and
+// attention_heads_per_block are in limits.h (the planner sizes with them).
 constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 // Keys a split takes at least (kAttnMinKeysPerSplit, limits.h): a block's 4
 // warps score 4 keys each per iteration (2 with 4+ heads a block), so 16
@@ -84,7 +85,6 @@ constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 #ifndef LANEC_ATTN_KEYS
 #define LANEC_ATTN_KEYS 4
 #endif
-constexpr int kAttnMaxSplits = 64;
 // When a warp loads its keys' cache rows (LANEC_ATTN_LOADS):
 //   2 (default): the next iteration's rows before this one's are scored,
 //     kept raw (f16 runs take half the registers of their floats), so two
@@ -176,17 +176,6 @@ __device__ __forceinline__ void attention_cluster_wait() {
 #else
   __trap();
 #endif
-}
-constexpr int kAttnMaxGroup = 8;          // query heads a block serves
-constexpr int kAttnMaxGroupElems = 1024;  // Group * HeadDim: registers of q and the accumulators
-
-// Query heads one block serves for `gqa` = n_head / n_kv_head query heads a kv
-// head: the largest divisor of gqa within kAttnMaxGroup and Group * head_dim
-// <= kAttnMaxGroupElems (the planner mirrors this, lib/plan/size.cpp).
-__host__ __device__ constexpr int attention_heads_per_block(int gqa, int head_dim) {
-  for (int g = kAttnMaxGroup; g > 1; --g)
-    if (gqa % g == 0 && g * head_dim <= kAttnMaxGroupElems) return g;
-  return 1;
 }
 
 template <typename T>

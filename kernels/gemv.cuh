@@ -23,13 +23,13 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "limits.h"
 
 namespace lanec::kernels {
 
 enum class Activation { f32, int8, int8x2 };
 
-constexpr int kGemvMaxParts = 4;
-constexpr int kGemvMaxWarps = 16;
+constexpr int kGemvMaxParts = 4;  // (kGemvMaxWarps, the most split warps: limits.h)
 
 // Whether the first weight chunk of each row is loaded before pdl_wait().
 #ifndef LANEC_GEMV_PRELOAD

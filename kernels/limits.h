@@ -20,6 +20,28 @@ constexpr int kRopeMaxHeadDim = 256;
 // attention.cuh: a lane holds head_dim / 32 elements of q and of each accumulator.
 constexpr int kAttnMaxHeadDim = 256;
 
+// Launch geometry the planner sizes against (one definition for both sides).
+// gemv.cuh: at most this many warps share a row group (split_k).
+constexpr int kGemvMaxWarps = 16;
+// attention.cuh: warps a block, most context splits, and the query heads a
+// block serves (Group * HeadDim: registers of q and the accumulators).
+constexpr int kAttnWarps = 4;
+constexpr int kAttnMaxSplits = 64;
+constexpr int kAttnMaxGroup = 8;
+constexpr int kAttnMaxGroupElems = 1024;
+// Query heads one attention block serves for `gqa` = n_head / n_kv_head
+// query heads a kv head: the largest divisor of gqa within kAttnMaxGroup
+// and Group * head_dim <= kAttnMaxGroupElems.
+LANEC_HOST_DEVICE constexpr int attention_heads_per_block(int gqa, int head_dim) {
+  for (int g = kAttnMaxGroup; g > 1; --g)
+    if (gqa % g == 0 && g * head_dim <= kAttnMaxGroupElems) return g;
+  return 1;
+}
+// argmax.cuh: threads a block, and the logits a block should at least get
+// before another block pays off (one float4 a thread).
+constexpr int kArgmaxThreads = 256;
+constexpr int kArgmaxMinPerBlock = kArgmaxThreads * 4;
+
 // gemv_staged.cuh: 8 warps a block; k a multiple of 256, so that each row's
 // f16 scales (k / 16 bytes) fill whole 16-byte bulk copies.
 constexpr int kGemvStagedWarps = 8;

@@ -14,15 +14,14 @@ namespace lanec {
 namespace {
 
 constexpr int64_t kQ8Block = 32;
-constexpr int kGemvMaxSplit = 16;     // kernels/gemv.cuh kGemvMaxWarps
-constexpr int kAttnWarps = 4;         // kernels/attention.cuh
+// The kernels' launch geometry (kernels/limits.h).
+constexpr int kGemvMaxSplit = kernels::kGemvMaxWarps;
 constexpr int64_t kKeysPerSplit = kernels::kAttnMinKeysPerSplit;  // a split below this many keys costs more than it saves
-constexpr int kMaxAttnSplits = 64;      // kernels/attention.cuh kAttnMaxSplits
-using kernels::kAttnClusterMaxGroup;  // kernels/limits.h: the attention cluster merge's layout
+constexpr int kMaxAttnSplits = kernels::kAttnMaxSplits;
+using kernels::kArgmaxMinPerBlock;
+using kernels::kAttnClusterMaxGroup;  // the attention cluster merge's layout
 using kernels::kAttnClusterSplits;
-constexpr int64_t kAttnMaxGroup = 8;       // kernels/attention.cuh
-constexpr int64_t kAttnMaxGroupElems = 1024;
-constexpr int64_t kArgmaxMinPerBlock = 1024;  // kernels/argmax.cuh: 256 threads x one float4
+using kernels::kAttnWarps;
 
 int64_t chunk_elems(GgmlType format) {
   switch (format) {
@@ -444,12 +443,8 @@ int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_c
 }
 
 int attention_heads_per_block(int64_t gqa, int64_t head_dim) {
-  // The largest divisor of the GQA ratio within kAttnMaxGroup heads and
-  // kAttnMaxGroupElems elements (registers of q and the accumulators);
-  // kernels/attention.cuh attention_heads_per_block is the same rule.
-  for (int64_t g = kAttnMaxGroup; g > 1; --g)
-    if (gqa % g == 0 && g * head_dim <= kAttnMaxGroupElems) return static_cast<int>(g);
-  return 1;
+  // The kernel's own rule (kernels/limits.h); link bounds head_dim first.
+  return kernels::attention_heads_per_block(static_cast<int>(gqa), static_cast<int>(head_dim));
 }
 
 int choose_argmax_blocks(int64_t n_vocab, int sms) {
