@@ -6,10 +6,10 @@
 # table (µs by kind, the costliest launches, one layer in order). Runs on the
 # GPU machine after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/chain_profile.sh [PRESET ...]      (default qwen3-0.6b)
-# Env: CHAIN_VARIANTS (space-separated NAME=FLAGS, flags comma-separated -D
-# switches as in variants.sh, or hold:RULE to plan with --hold RULE; default
-# "base="), CHAIN_DEPTH=D profiles the
-# step after a D-token prompt (default 1). Writes chain_PRESET_NAME.md to
+# Env: CHAIN_VARIANTS (space-separated NAME=FLAGS, the flags of
+# bench/variants.sh: -D switches, hold:RULE, act:MODE, split:/rpw:PREFIX=N;
+# default "base="), CHAIN_DEPTH=D profiles the step after a D-token prompt
+# (default 1). Writes chain_PRESET_NAME.md to
 # $OUT (or the work folder) and prints each variant's table by kind and its
 # one layer in order.
 set -uo pipefail
@@ -20,21 +20,9 @@ MAX_CTX=$((DEPTH > 256 ? DEPTH + 256 : 512))
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
 
-build_variant() {  # build_variant PRESET NAME FLAGS
-  local bin="$WORK/$1__$2" nvcc_flags=(-DLANEC_CHAIN_STAMPS) holds="" f
-  for f in ${3//,/ }; do
-    case "$f" in
-      hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
-      *) nvcc_flags+=("$f") ;;
-    esac
-  done
-  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$KNOBS" --max-ctx "$MAX_CTX" \
-    ${holds:+--hold "$holds"} -o "$bin.cu" --build >"$bin.log" 2>&1 || echo "build $1 $2 failed: $(tail -3 "$bin.log")"
-}
-
 for p in "${presets[@]}"; do
   synth_model "$p" || exit 1
-  for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "${v#*=}" & done
+  for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "-DLANEC_CHAIN_STAMPS,${v#*=}" & done
 done
 wait
 

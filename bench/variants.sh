@@ -26,45 +26,7 @@ MAX_CTX=$((DEPTH > 256 ? DEPTH + 256 : 512))
 presets=("$@")
 ((${#presets[@]})) || presets=(qwen3-0.6b)
 
-# Each variant is its own plan-and-build; nvcc itself appends
-# $NVCC_APPEND_FLAGS to the command lanec runs.
-build_variant() {  # build_variant PRESET NAME FLAGS
-  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" splits=() f
-  for f in ${3//,/ }; do
-    case "$f" in
-      hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
-      split:*) splits+=("split:${f#split:}") ;;
-      rpw:*) splits+=("rpw:${f#rpw:}") ;;
-      act:*) knobs="$WORK/knobs_$2.yaml"
-        sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
-      *) nvcc_flags+=("$f") ;;
-    esac
-  done
-  [[ -n $holds ]] && plan_args+=(--hold "$holds")
-  ((${#splits[@]})) || plan_args+=(--build)
-  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$MAX_CTX" \
-    "${plan_args[@]}" -o "$bin.cu" >"$bin.log" 2>&1 || { echo "build $1 $2 failed: $(tail -3 "$bin.log")"; return; }
-  ((${#splits[@]})) && build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
-}
-
-# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N...: edits the
-# split_k or the rows a warp of the matching GEMV launches in BIN.cu and
-# builds it with the command the program's header gives.
-build_with_splits() {
-  local bin="$1" flags="$2" s e cmd
-  shift 2
-  for s in "$@"; do
-    e="${s#*:}"
-    case "$s" in
-      split:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/p\.split_k = [0-9]*;/p.split_k = ${e#*=};/" "$bin.cu" ;;
-      rpw:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/\(launch_gemv<WeightFormat::[a-z0-9_]*, Activation::[a-z0-9]*, \)[0-9]/\1${e#*=}/" "$bin.cu" ;;
-    esac
-  done
-  cmd=$(grep -m1 '^//   nvcc ' "$bin.cu" | sed 's#^//   ##')
-  (cd "$(dirname "$bin")" && export LANEC_SRC="$ROOT" NVCC_APPEND_FLAGS="$flags" && eval "$cmd") >>"$bin.log" 2>&1 ||
-    echo "build $bin failed: $(tail -3 "$bin.log")"
-}
-
+# build_variant (bench_env.sh) plans and builds each variant.
 for p in "${presets[@]}"; do
   synth_model "$p" || exit 1
   for v in $VARIANTS; do build_variant "$p" "${v%%=*}" "${v#*=}" & done
