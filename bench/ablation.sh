@@ -10,14 +10,7 @@
 # parallel, its timed runs one at a time.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh" ablation
-sed -e 's/^activations:.*/activations: dequant/' "$KNOBS" >"$WORK/h200-dequant.yaml"
-
-build() {  # build MODEL PROGRAM KNOBS HOLD
-  local hold=()
-  [[ "$4" != none ]] && hold=(--hold "$4")
-  "$LANEC" plan "$1" --knobs "$3" --max-ctx 512 "${hold[@]}" -o "$2.cu" --build \
-    >"$2.log" 2>&1 || { echo "build $(basename "$2") failed"; return 1; }
-}
+MAX_CTX=512  # for build_variant (bench_env.sh)
 
 row() {  # row MODEL LABEL PROGRAM: fails (after printing the row) when the program gives no tg128 line
   local line launches
@@ -29,19 +22,19 @@ row() {  # row MODEL LABEL PROGRAM: fails (after printing the row) when the prog
 }
 
 ablate() {  # ablate PRESET: fails when a build, a timed run or the profile does
-  local preset="$1" model="$WORK/$1.gguf" prog="$WORK/$1" fired v hold label rc=0
+  local preset="$1" model="$WORK/$1.gguf" prog="$WORK/$1_" fired v hold label rc=0
   synth_model "$preset" || return 1
   # The rules that fire on this model, from the census.
-  fired=$("$LANEC" plan "$model" --knobs "$KNOBS" --census --max-ctx 512 |
+  fired=$("$LANEC" plan "$model" --knobs "$KNOBS" --census --max-ctx "$MAX_CTX" |
     awk '$2 ~ /^[0-9]+$/ && $3 == "/" && $4 > 0 { print $1 }')
   local variants=("none" $fired "all")
   local all_held
-  all_held=$(echo $fired | tr ' ' ',')
+  all_held=$(for v in $fired; do printf 'hold:%s,' "$v"; done)
   for v in "${variants[@]}"; do
-    hold="$v"; [[ "$v" == all ]] && hold="$all_held"
-    build "$model" "${prog}_held_$v" "$KNOBS" "$hold" &
+    case "$v" in none) hold="" ;; all) hold="$all_held" ;; *) hold="hold:$v" ;; esac
+    build_variant "$preset" "held_$v" "$hold" &
   done
-  build "$model" "${prog}_numerics_dequant" "$WORK/h200-dequant.yaml" none &
+  build_variant "$preset" numerics_dequant act:dequant &
   local job
   for job in $(jobs -p); do wait "$job" || rc=1; done
   local failed="$WORK/$preset.failed_runs"  # the table is a pipeline (a subshell): its failures go here

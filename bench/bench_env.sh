@@ -28,7 +28,8 @@ synth_model() {
 # $MAX_CTX cache rows and builds $WORK/PRESET__NAME. FLAGS is comma-separated
 # (bench/variants.sh lists the forms): -D switches for nvcc (which appends
 # $NVCC_APPEND_FLAGS to the command lanec runs), hold:RULE, act:MODE,
-# split:PREFIX=N and rpw:PREFIX=N. Used by variants.sh and chain_profile.sh.
+# split:PREFIX=N and rpw:PREFIX=N. Fails when the plan or the build does.
+# Used by variants.sh, chain_profile.sh and ablation.sh.
 build_variant() {
   local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" splits=() f
   for f in ${3//,/ }; do
@@ -44,8 +45,8 @@ build_variant() {
   [[ -n $holds ]] && plan_args+=(--hold "$holds")
   ((${#splits[@]})) || plan_args+=(--build)
   NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$MAX_CTX" \
-    "${plan_args[@]}" -o "$bin.cu" >"$bin.log" 2>&1 || { echo "build $1 $2 failed: $(tail -3 "$bin.log")"; return; }
-  ((${#splits[@]})) && build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
+    "${plan_args[@]}" -o "$bin.cu" >"$bin.log" 2>&1 || { echo "build $1 $2 failed: $(tail -3 "$bin.log")"; return 1; }
+  ((${#splits[@]} == 0)) || build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
 }
 
 # build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N...: edits the
@@ -63,5 +64,5 @@ build_with_splits() {
   done
   cmd=$(grep -m1 '^//   nvcc ' "$bin.cu" | sed 's#^//   ##')
   (cd "$(dirname "$bin")" && export LANEC_SRC="$ROOT" NVCC_APPEND_FLAGS="$flags" && eval "$cmd") >>"$bin.log" 2>&1 ||
-    echo "build $bin failed: $(tail -3 "$bin.log")"
+    { echo "build $bin failed: $(tail -3 "$bin.log")"; return 1; }
 }
