@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <spdlog/spdlog.h>
 
 #include "app/command.h"
 #include "app/validators.h"
@@ -16,6 +17,7 @@
 #include "lib/gguf/gguf_file.h"
 #include "lib/knobs/knobs.h"
 #include "lib/plan/planner.h"
+#include "lib/plan/size.h"
 #include "rules/registry.h"
 
 namespace lanec::app {
@@ -54,8 +56,18 @@ void write_program(const PlanArgs& args, const PlanResult& result, const GgufFil
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
+// The plan is still correct on an architecture the planner has no figures
+// for, but its GEMV splits may not fill the chip: say so once.
+void warn_unknown_arch(const std::string& knob_file, const Knobs& knobs) {
+  if (known_resident_warps_per_sm(knobs.arch_number())) return;
+  spdlog::warn("{}: chip.arch {}: no resident-warps-per-SM figure for this architecture; GEMV splits are "
+               "sized for {} warps an SM",
+               knob_file, knobs.chip.arch, kAssumedResidentWarpsPerSm);
+}
+
 void run_plan(const PlanArgs& args) {
   Knobs knobs = load_knobs(args.knobs);
+  warn_unknown_arch(args.knobs, knobs);
   PlanOptions options;
   options.held = parse_held_rules(args.hold);
   options.dump_after = args.dump_after;

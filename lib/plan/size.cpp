@@ -416,13 +416,18 @@ int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType for
   return wide_split_k(rows, groups, k, format, sms);
 }
 
-int resident_warps_per_sm(int arch_number) {
+std::optional<int> known_resident_warps_per_sm(int arch_number) {
   // The CUDA programming guide's "maximum number of resident warps per SM".
   switch (arch_number) {
     case 75: return 32;
-    case 80: case 90: case 100: case 103: return 64;
-    default: return 48;  // sm_86, sm_87, sm_89, sm_120, ...
+    case 70: case 72: case 80: case 90: case 100: case 103: return 64;
+    case 86: case 87: case 89: case 120: case 121: return 48;
+    default: return std::nullopt;
   }
+}
+
+int resident_warps_per_sm(int arch_number) {
+  return known_resident_warps_per_sm(arch_number).value_or(kAssumedResidentWarpsPerSm);
 }
 
 int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms) {

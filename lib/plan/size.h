@@ -17,6 +17,7 @@
 //    sorted by name.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "lib/knobs/knobs.h"
@@ -46,7 +47,14 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
 // has the SwiGLU epilogue (two rows a warp).
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
                         bool swiglu = false);
-// Resident warps an SM of compute capability arch_number (89 for sm_89).
+// Resident warps an SM of compute capability arch_number (89 for sm_89),
+// where this version knows the figure.
+std::optional<int> known_resident_warps_per_sm(int arch_number);
+// What the planner sizes for on an architecture it has no figure for (the
+// fewest of the recent ones: splits sized for fewer warps than the chip
+// holds leave it less full, never oversubscribed).
+constexpr int kAssumedResidentWarpsPerSm = 48;
+// known_resident_warps_per_sm, else kAssumedResidentWarpsPerSm.
 int resident_warps_per_sm(int arch_number);
 // Most context splits of an attention of n_head query heads served
 // heads_per_block a block (n_head / heads_per_block blocks a split).

@@ -93,6 +93,22 @@ TEST_CASE("plan: an unknown rule name lists the valid ones", "[errors]") {
   check_user_error("plan " + tiny_model_path() + " --knobs " + knobs + " --hold add_norms", "glu_pair");
 }
 
+TEST_CASE("plan: a chip architecture without figures plans, with a warning naming it", "[errors]") {
+  const std::string knobs = scratch_file("sm95_knobs.yaml",
+                                         "chip: { name: x, arch: sm_95, sms: 132, smem_kib_per_block: 227 }\n"
+                                         "cache_precision: f16\n"
+                                         "recurrent_state: f32\n"
+                                         "activations: int8\n");
+  const auto unknown = run_lanec("plan " + tiny_model_path() + " --knobs " + knobs + " --census");
+  INFO(unknown.output);
+  CHECK(unknown.exit_code == 0);
+  CHECK(unknown.output.find(knobs + ": chip.arch sm_95: no resident-warps-per-SM figure") != std::string::npos);
+  const std::string h200 = std::string(LANEC_SOURCE_DIR) + "/samples/knobs/h200.yaml";
+  const auto known = run_lanec("plan " + tiny_model_path() + " --knobs " + h200 + " --census");
+  CHECK(known.exit_code == 0);
+  CHECK(known.output.find("resident-warps") == std::string::npos);
+}
+
 TEST_CASE("ref: an unknown architecture is named", "[errors]") {
   const auto r = run_lanec("synth qwen3moe-tiny -o /tmp/lanec_cli_errors_moe.gguf");
   REQUIRE(r.exit_code == 0);

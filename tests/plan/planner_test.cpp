@@ -249,6 +249,10 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
   CHECK(resident_warps_per_sm(80) == 64);
   CHECK(resident_warps_per_sm(89) == 48);
   CHECK(resident_warps_per_sm(75) == 32);
+  CHECK(resident_warps_per_sm(70) == 64);
+  CHECK(resident_warps_per_sm(120) == 48);
+  CHECK_FALSE(known_resident_warps_per_sm(95).has_value());
+  CHECK(resident_warps_per_sm(95) == kAssumedResidentWarpsPerSm);
   // Short rows double while the warps fit the resident warps, at least 1.5
   // chunks a lane (one while the warps fill at most half the chip): the down
   // projections of 0.6B (k 3072) and 1.7B (k 6144) at 4, 8B's (4,096 rows)
