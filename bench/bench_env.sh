@@ -28,7 +28,7 @@ synth_model() {
 # $MAX_CTX cache rows and builds $WORK/PRESET__NAME. FLAGS is comma-separated
 # (bench/variants.sh lists the forms): -D switches for nvcc (which appends
 # $NVCC_APPEND_FLAGS to the command lanec runs), hold:RULE, act:MODE,
-# split:PREFIX=N and rpw:PREFIX=N. Fails when the plan or the build does.
+# split:PREFIX=N, rpw:PREFIX=N and hpb:N. Fails when the plan or the build does.
 # Used by variants.sh, chain_profile.sh and ablation.sh.
 build_variant() {
   local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" splits=() f
@@ -37,6 +37,7 @@ build_variant() {
       hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
       split:*) splits+=("split:${f#split:}") ;;
       rpw:*) splits+=("rpw:${f#rpw:}") ;;
+      hpb:*) splits+=("$f") ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
         sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
       *) nvcc_flags+=("$f") ;;
@@ -49,9 +50,11 @@ build_variant() {
   ((${#splits[@]} == 0)) || build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
 }
 
-# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N...: edits the
-# split_k or the rows a warp of the matching GEMV launches in BIN.cu and
-# builds it with the command the program's header gives.
+# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N|hpb:N...: edits
+# the split_k or the rows a warp of the matching GEMV launches, or the query
+# heads an attention block serves (every attention launch; N must divide the
+# model's query heads a kv head), in BIN.cu and builds it with the command
+# the program's header gives.
 build_with_splits() {
   local bin="$1" flags="$2" s e cmd
   shift 2
@@ -60,6 +63,7 @@ build_with_splits() {
     case "$s" in
       split:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/p\.split_k = [0-9]*;/p.split_k = ${e#*=};/" "$bin.cu" ;;
       rpw:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/\(launch_gemv<WeightFormat::[a-z0-9_]*, Activation::[a-z0-9]*, \)[0-9]/\1${e#*=}/" "$bin.cu" ;;
+      hpb:*) sed -i "s/\(launch_attention<[0-9]*, CachePrecision::[a-z0-9]*, \)[0-9]*>/\1${e}>/" "$bin.cu" ;;
     esac
   done
   cmd=$(grep -m1 '^//   nvcc ' "$bin.cu" | sed 's#^//   ##')
