@@ -467,9 +467,12 @@ class ProgramEmitter {
     return c;
   }
 
-  void launch_call(const std::string& call) {
-    out_ << "    LANEC_CUDA_CHECK((" << call << "(p, stream)));\n  }\n";
+  // The launch statement at `indent`, e.g. LANEC_CUDA_CHECK((launch_x<...>(p, stream)));
+  static std::string launch_statement(const std::string& call, const std::string& indent) {
+    return indent + "LANEC_CUDA_CHECK((" + call + "(p, stream)));\n";
   }
+  // The launch statement, closing the launch's block.
+  void launch_call(const std::string& call) { out_ << launch_statement(call, "    ") << "  }\n"; }
 
   void emit(const Launch& l, const EmbedLaunch& e) {
     const std::string fmt = weight_format(e.format);
@@ -643,8 +646,16 @@ class ProgramEmitter {
     // Where more than one cluster of splits can be in use, long-context steps
     // merge the clusters in a launch of their own (kernels/attention.cuh).
     if (a.n_split > kernels::kAttnClusterSplits) o << "    p.merge_launch = long_context ? 1 : 0;\n";
-    launch_call("launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " +
-                std::to_string(a.heads_per_block) + ">");
+    auto call = [&](int heads_per_block) {
+      return "launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " + std::to_string(heads_per_block) + ">";
+    };
+    if (a.short_heads_per_block == a.heads_per_block) {
+      launch_call(call(a.heads_per_block));
+      return;
+    }
+    // The short-context form serves fewer query heads a block (lib/plan/size.h).
+    o << "    if (long_context)\n" << launch_statement(call(a.heads_per_block), "      ");
+    o << "    else\n" << launch_statement(call(a.short_heads_per_block), "      ") << "  }\n";
   }
 
   void emit(const Launch& l, const ElementwiseLaunch& e) {

@@ -561,6 +561,8 @@ struct ParamText {
     s = "n_head=" + std::to_string(l.n_head) + " n_kv_head=" + std::to_string(l.n_kv_head) +
         " head_dim=" + std::to_string(l.head_dim) + " n_ctx=" + std::to_string(l.n_ctx) +
         " n_split=" + std::to_string(l.n_split) + " heads_per_block=" + std::to_string(l.heads_per_block) +
+        (l.short_heads_per_block == l.heads_per_block ? ""
+                                                      : " short_heads_per_block=" + std::to_string(l.short_heads_per_block)) +
         (l.out_q8.empty() ? "" : " +int8") + (l.out.empty() ? " int8-only" : "");
   }
   void operator()(const ElementwiseLaunch& l) {

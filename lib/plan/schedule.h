@@ -157,7 +157,8 @@ struct AttentionLaunch {
   int64_t head_dim = 0;
   int64_t n_ctx = 0;
   int n_split = 1;             // most context splits, from the SM count (the kernel uses fewer for short contexts)
-  int heads_per_block = 1;     // query heads sharing a kv head that one block serves
+  int heads_per_block = 1;     // query heads sharing a kv head that one block serves (long-context form)
+  int short_heads_per_block = 1;  // the same where at most one cluster of splits is in use (the short-context form)
 };
 
 struct ElementwiseLaunch {     // swiglu (a = gate, b = up) and add

@@ -200,6 +200,10 @@ class Sizer {
                     " bytes of shared memory a block, the chip " + knobs_.chip.name + " allows " +
                     std::to_string(knobs_.chip.smem_kib_per_block) + " KiB (" + knobs_.source + ")");
       a->n_split = choose_attention_splits(a->n_head, a->heads_per_block, a->n_ctx, knobs_.chip.sms);
+      a->short_heads_per_block = kShortContextHeadsPerBlock;
+      // Without a long-context form (at most one cluster of splits at any
+      // length) the short form is the only one.
+      if (a->n_split <= kAttnClusterSplits) a->heads_per_block = a->short_heads_per_block;
       if (a->n_split > 1) {
         // Named after the output tensor (its f32 form may be unplanned: int8 only).
         const std::string stem = a->out.empty() ? int8_form_tensor(a->out_q8) : a->out;

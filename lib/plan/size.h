@@ -62,6 +62,13 @@ int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_c
 // Query heads one attention block serves: the largest divisor of the GQA
 // ratio n_head / n_kv_head of at most 8 heads and 1024 elements.
 int attention_heads_per_block(int64_t gqa, int64_t head_dim);
+// Query heads a block serves in the short-context form of the step, where
+// at most one cluster of splits is in use (up to 128 keys): there a kv
+// head's rows are a few KB, read from L2 by each of its query heads' blocks
+// at little cost, and more blocks shorten each block's chain
+// (docs/performance.md, h200-2026-12-02f). At long contexts the shared
+// reads pay (one head a block: -8 % on Qwen3-0.6B at 4k context).
+constexpr int kShortContextHeadsPerBlock = 1;
 // Blocks of the argmax kernel: min(sms, ceil(n_vocab / 1024)), at least 1.
 int choose_argmax_blocks(int64_t n_vocab, int sms);
 // Static shared memory of one attention block (kernels/attention.cuh).

@@ -169,10 +169,16 @@ TEST_CASE("a staged output projection launches the staged GEMV; held, the regist
 
 TEST_CASE("attention past 8 splits takes the long-context form; at most 8, one form serves", "[emit]") {
   // The tiny samples' 256 cache rows plan 16 splits: every attention launch
-  // switches with the step's long_context, and the spec names the splits.
+  // switches with the step's long_context (merge launch, and two query heads
+  // a block where the short form serves one), and the spec names the splits.
   const std::string long_form = emit_test::emit_sample("qwen3-tiny", "h200");
-  CHECK(count_of(long_form, "    p.merge_launch = long_context ? 1 : 0;\n") == count_of(long_form, "launch_attention<"));
-  CHECK(count_of(long_form, "launch_attention<") > 0);
+  const size_t launches = count_of(long_form, "  {  // attention_attn_l");
+  CHECK(launches == 2);
+  CHECK(count_of(long_form, "    p.merge_launch = long_context ? 1 : 0;\n") == launches);
+  CHECK(count_of(long_form, "    if (long_context)\n      LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>") ==
+        launches);
+  CHECK(count_of(long_form, "    else\n      LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>") == launches);
+  CHECK(count_of(long_form, "launch_attention<") == 2 * launches);
   CHECK(long_form.find("    16,  // most attention splits\n") != std::string::npos);
   CHECK(long_form.find("(void)long_context;") == std::string::npos);
   // 128 cache rows plan 8 splits, one cluster: no merge launch at any length.
@@ -180,6 +186,8 @@ TEST_CASE("attention past 8 splits takes the long-context form; at most 8, one f
       emit_test::plan_sample_with("qwen3-tiny", lanec::load_knobs(emit_test::knob_path("h200")), {}, 128);
   const std::string short_form = lanec::emit_program(p.result.schedule, p.result.graph, p.identity, {});
   CHECK(count_of(short_form, "p.merge_launch") == 0);
+  CHECK(count_of(short_form, "    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));\n") == launches);
+  CHECK(count_of(short_form, "launch_attention<") == launches);
   CHECK(short_form.find("  (void)long_context;  // one graph serves every length\n") != std::string::npos);
   CHECK(short_form.find("    8,  // most attention splits\n") != std::string::npos);
 }

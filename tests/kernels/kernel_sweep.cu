@@ -1086,6 +1086,11 @@ void sweep_attention() {
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);
   // Qwen3-8B's shape with its f16 cache (4 heads a block), at 4k rows and at a short context.
   sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true);
+  // The short-context form (lengths up to 128: one cluster of splits) with
+  // one query head a block, at Qwen3-0.6B/1.7B's and 8B's ratios, int8
+  // output, the planned 64 splits of 4k rows.
+  sweep_attention_case<128, CachePrecision::f16, 1>(16, 8, 128, 17, 64, true);
+  sweep_attention_case<128, CachePrecision::f16, 1>(32, 8, 1, 100, 64, true);
   // The long-context form: the clusters' merge as a launch of its own, where
   // one cluster is in use (it exits) and several, at every owner layout.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, true, true);

@@ -363,7 +363,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     p.n_split = 16;
     p.merge_launch = long_context ? 1 : 0;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
+    if (long_context)
+      LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
+    else
+      LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
   {  // gemv_attn_out_l00: #16 matmul attn_out_l00  [no rule]
@@ -496,7 +499,10 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     p.n_split = 16;
     p.merge_launch = long_context ? 1 : 0;
-    LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
+    if (long_context)
+      LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
+    else
+      LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
   if (prof) prof->mark(stream, 13);
   {  // gemv_attn_out_l01: #39 matmul attn_out_l01  [no rule]
