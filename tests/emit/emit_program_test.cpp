@@ -165,6 +165,12 @@ TEST_CASE("a staged output projection launches the staged GEMV; held, the regist
   const std::string held = emit_test::emit_staged_sample({"staged_weights"});
   CHECK(count_of(held, "launch_gemv_staged") == 0);
   CHECK(count_of(held, "launch_gemv<") == count_of(staged, "launch_gemv<") + 1);
+  // The attention the staged GEMV reads keeps its two heads a block at
+  // short contexts too; with the register GEMV the short form serves one.
+  CHECK(count_of(staged, "launch_attention<128, CachePrecision::f16, 2>") == 1);
+  CHECK(count_of(staged, "launch_attention<") == 1);
+  CHECK(count_of(held, "    if (long_context)\n      LANEC_CUDA_CHECK((launch_attention<128, CachePrecision::f16, 2>") == 1);
+  CHECK(count_of(held, "    else\n      LANEC_CUDA_CHECK((launch_attention<128, CachePrecision::f16, 1>") == 1);
 }
 
 TEST_CASE("attention past 8 splits takes the long-context form; at most 8, one form serves", "[emit]") {
