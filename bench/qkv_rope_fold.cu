@@ -31,11 +31,13 @@
 #include <vector>
 
 #include "../kernels/lanec_kernels.cuh"
+#include "chain_bench.cuh"
 
 namespace {
 
 namespace cg = cooperative_groups;
 using namespace lanec::kernels;
+using namespace lanec::bench;
 
 constexpr int kHeadDim = 128;
 constexpr int kCtx = 512;
@@ -132,28 +134,6 @@ __global__ void __launch_bounds__(kWarpSize * kHeadDim / C / Rpw) gemv_qkv_rope_
 
 // ---- buffers ----------------------------------------------------------------------
 
-__device__ uint32_t hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  return x ^ (x >> 16);
-}
-__global__ void fill_bytes(int8_t* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    p[i] = static_cast<int8_t>(static_cast<int>(hash(static_cast<uint32_t>(i) ^ seed) % 255) - 127);
-}
-__global__ void fill_floats(float* p, size_t n, uint32_t seed, float lo, float hi) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    p[i] = lo + (hi - lo) * static_cast<float>(hash(static_cast<uint32_t>(i) ^ seed) & 0xffffff) / 16777216.0f;
-}
-__global__ void fill_scales(uint16_t* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const float v = 0.002f + 0.004f * static_cast<float>(hash(static_cast<uint32_t>(i) ^ seed) & 0xffff) / 65536.0f;
-    p[i] = __half_as_ushort(__float2half(v));
-  }
-}
-
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
     std::fprintf(stderr, "qkv_rope_fold: %s: %s\n", what, cudaGetErrorString(e));
@@ -171,9 +151,7 @@ T* alloc(size_t n) {
 
 uint8_t* random_matrix(int rows, int k, uint32_t seed) {
   uint8_t* w = alloc<uint8_t>(q8_0_split_bytes(rows, k));
-  fill_bytes<<<256, 256>>>(reinterpret_cast<int8_t*>(w), static_cast<size_t>(rows) * k, seed);
-  fill_scales<<<256, 256>>>(reinterpret_cast<uint16_t*>(w + q8_0_split_scale_offset(rows, k)),
-                            static_cast<size_t>(rows) * (k / kQ8Block), seed * 7u + 1u);
+  fill_q8_0_split(w, rows, k, seed);
   return w;
 }
 
@@ -319,29 +297,10 @@ std::vector<float> to_float(const std::vector<__half>& h) {
 }
 
 double time_chain(const Model& m, LayerFn layer, cudaStream_t s, int replays) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
-  for (int l = 0; l < m.s.layers; ++l) layer(m, l, s);
-  check(cudaStreamEndCapture(s, &graph), "capture");
-  check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-  cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
-  std::vector<double> us;
-  for (int r = -3; r < replays; ++r) {
-    check(cudaEventRecord(e0, s), "record");
-    check(cudaGraphLaunch(exec, s), "replay");
-    check(cudaEventRecord(e1, s), "record");
-    check(cudaEventSynchronize(e1), "sync");
-    float ms = 0.0f;
-    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
-    if (r >= 0) us.push_back(1000.0 * ms / m.s.layers);
-  }
-  std::sort(us.begin(), us.end());
-  check(cudaGraphExecDestroy(exec), "destroy");
-  check(cudaGraphDestroy(graph), "destroy");
-  return us[us.size() / 2];
+  auto record = [&](cudaStream_t st) {
+    for (int l = 0; l < m.s.layers; ++l) layer(m, l, st);
+  };
+  return median_replay_us(record, s, replays, m.s.layers, check);
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// Helpers of the standalone bench chains (norm_fold.cu, qkv_rope_fold.cu):
+// deterministic pseudo-random device buffers (bytes, floats in [lo, hi),
+// f16 scales, whole q8_0_split matrices) and the median replay time of a
+// chain captured as one CUDA graph.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../kernels/lanec_kernels.cuh"
+
+namespace lanec::bench {
+
+__device__ inline uint32_t hash(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  return x ^ (x >> 16);
+}
+__global__ void fill_bytes(int8_t* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    p[i] = static_cast<int8_t>(static_cast<int>(hash(static_cast<uint32_t>(i) ^ seed) % 255) - 127);
+}
+__global__ void fill_floats(float* p, size_t n, uint32_t seed, float lo, float hi) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    p[i] = lo + (hi - lo) * static_cast<float>(hash(static_cast<uint32_t>(i) ^ seed) & 0xffffff) / 16777216.0f;
+}
+__global__ void fill_scales(uint16_t* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const float v = 0.002f + 0.004f * static_cast<float>(hash(static_cast<uint32_t>(i) ^ seed) & 0xffff) / 65536.0f;
+    p[i] = __half_as_ushort(__float2half(v));
+  }
+}
+
+// Random weights and scales into w, a q8_0_split matrix [rows, k]
+// (q8_0_split_bytes(rows, k) bytes).
+inline void fill_q8_0_split(uint8_t* w, int rows, int k, uint32_t seed) {
+  fill_bytes<<<256, 256>>>(reinterpret_cast<int8_t*>(w), static_cast<size_t>(rows) * k, seed);
+  fill_scales<<<256, 256>>>(reinterpret_cast<uint16_t*>(w + kernels::q8_0_split_scale_offset(rows, k)),
+                            static_cast<size_t>(rows) * (k / kernels::kQ8Block), seed * 7u + 1u);
+}
+
+// µs per `per` (e.g. per layer) of the launches `record(stream)` issues,
+// captured once as a graph and replayed: the median over `replays` after 3
+// warm-up replays. `check` reports a CUDA error and exits.
+template <class Record>
+double median_replay_us(Record record, cudaStream_t s, int replays, int per, void (*check)(cudaError_t, const char*)) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
+  record(s);
+  check(cudaStreamEndCapture(s, &graph), "capture");
+  check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  std::vector<double> us;
+  for (int r = -3; r < replays; ++r) {
+    check(cudaEventRecord(e0, s), "record");
+    check(cudaGraphLaunch(exec, s), "replay");
+    check(cudaEventRecord(e1, s), "record");
+    check(cudaEventSynchronize(e1), "sync");
+    float ms = 0.0f;
+    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+    if (r >= 0) us.push_back(1000.0 * ms / per);
+  }
+  std::sort(us.begin(), us.end());
+  check(cudaGraphExecDestroy(exec), "destroy");
+  check(cudaGraphDestroy(graph), "destroy");
+  check(cudaEventDestroy(e0), "destroy");
+  check(cudaEventDestroy(e1), "destroy");
+  return us[us.size() / 2];
+}
+
+}  // namespace lanec::bench
