@@ -558,6 +558,11 @@ class ProgramEmitter {
                   std::to_string(g.rows_per_warp) + ">");
       return;
     }
+    if (g.row_loop_chunks > 0) {  // row_loop: kernels/gemv.cuh
+      launch_call("launch_gemv_row_loop<" + weight_format(g.format) + ", Activation::" +
+                  gemv_numerics_name(g.numerics) + ", " + std::to_string(g.row_loop_chunks) + ">");
+      return;
+    }
     launch_call("launch_gemv<" + weight_format(g.format) + ", Activation::" + gemv_numerics_name(g.numerics) +
                 ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
   }

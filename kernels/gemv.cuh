@@ -18,6 +18,9 @@
 //   bias:    per part, y += bias (before the SwiGLU when Swiglu).
 //   residual: per part, y = W x (+ bias) + residual (after the SwiGLU).
 // A null bias / residual pointer means "no such epilogue".
+// Launchers: launch_gemv (a warp a row group), launch_gemv_row_loop (one
+// matrix, a one-wave grid of warps each looping over rows) and, in
+// gemv_staged.cuh, launch_gemv_staged.
 #pragma once
 
 #include <cstring>
@@ -373,6 +376,99 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::resolve_rows(p, rows);
 #endif
   gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
+}
+
+// ---- row loop (rule row_loop: tall single matrices) ------------------------------
+// A one-wave grid whose warps each take rows w, w + W, w + 2W, ... of one
+// matrix (W warps in the grid), each row's C chunks a lane loaded while the
+// row before is summed, reduced and stored. Where rows are short (C of 1
+// or 2) and many, the one-row-a-warp grid's warps each pay a start and a
+// tail for 0.5-1 KB of weights; here a warp keeps weights in flight through
+// them (Qwen3-0.6B's logits GEMV, k 1024: +1.2 % a token; at C 4, 1.7B's,
+// no faster: docs/performance.md).
+constexpr int kGemvRowLoopWarps = 8;  // a block (4 measured the same)
+
+namespace gemv_detail {
+
+// The chunks lane `lane` reads of row `row` of part 0: c = lane + j * 32
+// for j < C, those below n_chunks.
+template <WeightFormat F, int C>
+__device__ __forceinline__ void load_row_chunks(const GemvParams& p, int row, int lane, int n_chunks,
+                                                WChunk (&out)[C]) {
+  const GemvPart& pt = p.parts[0];
+  const uint8_t* base = static_cast<const uint8_t*>(pt.w);
+  const uint8_t* row_ptr;
+  const uint16_t* scale_ptr = nullptr;
+  if constexpr (F == WeightFormat::q8_0_split) {
+    row_ptr = base + static_cast<size_t>(row) * p.k;
+    scale_ptr = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * p.k) +
+                static_cast<size_t>(row) * (p.k / kQ8Block);
+  } else {
+    row_ptr = base + weight_row_bytes(F, p.k) * row;
+  }
+#pragma unroll
+  for (int j = 0; j < C; ++j)
+    if (lane + j * kWarpSize < n_chunks) out[j] = load_w<F>(row_ptr, scale_ptr, lane + j * kWarpSize);
+}
+
+}  // namespace gemv_detail
+
+template <WeightFormat F, Activation A, int C>
+__global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
+  static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of two rows");
+  const GemvPart& pt = p.parts[0];
+  const int lane = threadIdx.x;
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  const int stride = static_cast<int>(gridDim.x * blockDim.y);
+  int row = static_cast<int>(blockIdx.x * blockDim.y + threadIdx.y);
+  gemv_detail::WChunk cur[C];
+  if (row < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row, lane, n_chunks, cur);  // constants: before the wait
+  pdl_wait();
+  for (; row < pt.rows; row += stride) {
+    gemv_detail::WChunk next[C];
+    if (row + stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + stride, lane, n_chunks, next);
+    float acc = 0.0f;
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      const int c = lane + j * kWarpSize;
+      if (c < n_chunks) acc += gemv_detail::dot_chunk<F, A>(cur[j], gemv_detail::load_x<F, A>(p, c));
+    }
+    acc = warp_sum(acc);
+    if (lane == 0) {
+      if (pt.bias != nullptr) acc += pt.bias[row];
+      if (pt.residual != nullptr) acc += pt.residual[row];
+      pt.y[row] = acc;
+    }
+#pragma unroll
+    for (int j = 0; j < C; ++j) cur[j] = next[j];
+  }
+}
+
+// The row loop over part 0 (n_parts 1, split_k 1): C must be the chunks a
+// lane of a row, ceil(k / chunk elements / 32).
+template <WeightFormat F, Activation A, int C>
+cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
+  if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
+  if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
+  if (ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize) != C) return invalid_launch();
+  if (p.n_parts != 1 || p.split_k != 1) return invalid_launch();
+  if (p.parts[0].rows <= 0 || !aligned16(p.parts[0].w) || p.parts[0].y == nullptr) return invalid_launch();
+  if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
+  if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
+  // One wave: as many blocks as the SMs hold, queried once (host-side calls,
+  // legal during stream capture).
+  static const int resident_blocks = [] {
+    int per_sm = 0, device = 0, sms = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_row_loop_kernel<F, A, C>,
+                                                  kWarpSize * kGemvRowLoopWarps, 0);
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    return (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+  }();
+  const int needed = ceil_div(p.parts[0].rows, kGemvRowLoopWarps);
+  const int grid = needed < resident_blocks ? needed : resident_blocks;
+  const dim3 block(kWarpSize, kGemvRowLoopWarps);
+  return launch_kernel(gemv_row_loop_kernel<F, A, C>, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps (8 measured

@@ -27,6 +27,7 @@
 #include "rules/gather_scale.h"
 #include "rules/embed_norm.h"
 #include "rules/strided_values.h"
+#include "rules/row_loop.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
 #include "rules/rope_parts.h"
@@ -63,6 +64,7 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_strided_values_rule());
   rules.push_back(make_rows_a_warp_rule());
   rules.push_back(make_staged_weights_rule());
+  rules.push_back(make_row_loop_rule());
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_sequences_rule());

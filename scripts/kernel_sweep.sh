@@ -4,7 +4,8 @@
 #   scripts/kernel_sweep.sh [--seed N]
 # Env: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc),
 #      LANEC_SM (default: the first GPU's compute capability, e.g. 90),
-#      LANEC_SWEEP_BIN (default: build/kernel_sweep).
+#      LANEC_SWEEP_BIN (default: build/kernel_sweep),
+#      LANEC_SWEEP_FLAGS (extra nvcc flags, e.g. a kernel switch: -DLANEC_GEMV_ROW_LOOP=1).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -17,5 +18,5 @@ bin="${LANEC_SWEEP_BIN:-$root/build/kernel_sweep}"
 mkdir -p "$(dirname "$bin")"
 echo "building $bin for sm_$sm with $nvcc"
 "$nvcc" -std=c++17 -O2 -arch="sm_$sm" -Xcompiler -Wall -Xcompiler -Wextra -I"$root" \
-  "$root/tests/kernels/kernel_sweep.cu" -o "$bin"
+  ${LANEC_SWEEP_FLAGS:-} "$root/tests/kernels/kernel_sweep.cu" -o "$bin"
 "$bin" "$@"

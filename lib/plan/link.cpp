@@ -541,6 +541,7 @@ struct ParamText {
     if (l.swiglu) s += " swiglu";
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
     if (l.staged) s += " staged";
+    if (l.row_loop_chunks > 0) s += " row_loop=" + std::to_string(l.row_loop_chunks);
   }
   void operator()(const RopeLaunch& l) {
     s = std::string(l.neox ? "neox" : "norm") + " head_dim=" + std::to_string(l.head_dim) +

@@ -94,6 +94,7 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   SizeRules size_rules;
   size_rules.rows_a_warp = !held(options, "rows_a_warp");
   size_rules.staged_weights = !held(options, "staged_weights");
+  size_rules.row_loop = !held(options, "row_loop");
   SizedPlan sized = size_plan(g, linked, knobs, size_rules, tally);
   dump("size", [&] { return print_launches(sized.launches) + "\n" + print_buffers(sized.buffers); });
 

@@ -108,6 +108,7 @@ struct GemvLaunch {
   int rows_per_warp = 1;       // rows_a_warp: 1, 2 or 4
   int split_k = 1;             // warps sharing one row group (1..16; staged: 1, 2 or 4)
   bool staged = false;         // staged_weights: all weights copied to shared memory before the wait
+  int row_loop_chunks = 0;     // row_loop: a one-wave grid of warps looping over rows, this many chunks a lane; 0 = off
 };
 
 struct RopePart {
@@ -260,7 +261,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 28 rules
+  std::vector<RuleCount> rules;              // registry order, all 29 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

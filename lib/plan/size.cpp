@@ -7,6 +7,7 @@
 
 #include "kernels/limits.h"
 #include "lib/common/error.h"
+#include "rules/row_loop.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
 
@@ -174,6 +175,30 @@ class Sizer {
     l.rules.push_back("staged_weights");
   }
 
+  // row_loop: after the split and the staged kernel, which it needs settled.
+  void choose_row_loop(Launch& l, GemvLaunch& p, int64_t rows) {
+    RowLoopQuery q;
+    q.sms = knobs_.chip.sms;
+    q.warps_per_sm = resident_warps_per_sm(knobs_.arch_number());
+    q.format = p.format;
+    q.int8_activations = p.numerics != GemvNumerics::f32;
+    q.swiglu = p.swiglu;
+    q.staged = p.staged;
+    q.n_parts = static_cast<int>(p.parts.size());
+    q.rows = rows;
+    q.k = p.k;
+    q.rows_per_warp = p.rows_per_warp;
+    q.split_k = p.split_k;
+    const RowLoopChoice choice = lanec::choose_row_loop(q);
+    if (choice.declined) {
+      tally_.declined("row_loop", l.name, *choice.declined);
+      return;
+    }
+    p.row_loop_chunks = choice.chunks_per_lane;
+    tally_.fired("row_loop", l.name, l.ops);
+    l.rules.push_back("row_loop");
+  }
+
   // An attention whose output a staged GEMV reads keeps its heads a block
   // in the short-context form too: the staged GEMV copies its weights
   // while the attention runs, and twice the attention blocks leave it less
@@ -215,6 +240,7 @@ class Sizer {
       p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms,
                                        resident_warps_per_sm(knobs_.arch_number()), p->swiglu);
       if (rules_.staged_weights) choose_staging(l, *p, rows);
+      if (rules_.row_loop) choose_row_loop(l, *p, rows);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
       int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);

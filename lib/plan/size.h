@@ -6,8 +6,8 @@
 //    or attention that makes x writes the int8 form itself (and its f32 form
 //    only if something else reads it); otherwise a quantize launch runs just
 //    before the first GEMV that reads it.
-//  - parameters: GEMV rows a warp (rule rows_a_warp), split_k and the staged
-//    kernel (rule staged_weights), attention
+//  - parameters: GEMV rows a warp (rule rows_a_warp), split_k, the staged
+//    kernel (rule staged_weights) and the row loop (rule row_loop), attention
 //    context splits from the SM count, the argmax grid (blocks over the
 //    logits), and the attention smem check against smem_kib_per_block.
 //  - buffers: one per tensor the launches touch, views where link placed a
@@ -32,10 +32,12 @@ struct SizedPlan {
   std::vector<Buffer> buffers;  // sorted by name
 };
 
-// The launch-stage rules it applies unless held: rows_a_warp, staged_weights.
+// The launch-stage rules it applies unless held: rows_a_warp, staged_weights,
+// row_loop.
 struct SizeRules {
   bool rows_a_warp = true;
   bool staged_weights = true;
+  bool row_loop = true;
 };
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

@@ -15,6 +15,16 @@ namespace {
   throw Error(why);  // not reached
 }
 
+// kernels/gemv.cuh launch_gemv_row_loop: one matrix, split 1, 1 row a warp,
+// not staged, and C (1, 2 or 4) the chunks a lane of a row.
+bool row_loop_fits(const GemvLaunch& g) {
+  const int64_t elems = g.format == GgmlType::Q8_0 ? 16 : g.format == GgmlType::F32 ? 4 : 8;  // a 16-byte chunk
+  const int64_t chunks = (g.k / elems + 31) / 32;
+  const int c = g.row_loop_chunks;
+  return g.parts.size() == 1 && !g.swiglu && g.split_k == 1 && g.rows_per_warp == 1 && !g.staged &&
+         (c == 1 || c == 2 || c == 4) && c == chunks;
+}
+
 void check_params(const Launch& l) {
   if (const auto* g = std::get_if<GemvLaunch>(&l.params)) {
     if (g->parts.empty() || g->parts.size() > 4) bad(l, "GEMV with " + std::to_string(g->parts.size()) + " parts");
@@ -28,6 +38,7 @@ void check_params(const Launch& l) {
     if (g->staged && (g->format != GgmlType::Q8_0 || g->numerics == GemvNumerics::f32 || g->swiglu ||
                       (g->split_k != 1 && g->split_k != 2 && g->split_k != 4) || g->k % kernels::kGemvStagedKMultiple != 0))
       bad(l, "staged GEMV outside what the staged kernel takes");
+    if (g->row_loop_chunks != 0 && !row_loop_fits(*g)) bad(l, "row-loop GEMV outside what the row loop takes");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");

@@ -6,7 +6,8 @@
 //    earlier launch: the schedule's order is executable;
 //  - int8 forms are read only by int8 GEMVs and written before they are read;
 //  - GEMV parts share one k and one format, at most 4 parts, rows_per_warp
-//    in {1, 2, 4}, split_k in 1..16; rope parts at most 2;
+//    in {1, 2, 4}, split_k in 1..16; a row-loop GEMV is one matrix at
+//    split 1 whose chunks a lane the kernel takes; rope parts at most 2;
 //  - the launch just before an attention writes neither its position nor
 //    its caches other than as the row at that position (attention reads
 //    both before its wait); the launch just before a rope does not write

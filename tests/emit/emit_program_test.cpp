@@ -157,6 +157,16 @@ size_t count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
+TEST_CASE("a tall logits GEMV launches the row loop; held, the register GEMV", "[emit]") {
+  const std::string looped = emit_test::emit_row_loop_sample();
+  CHECK(count_of(looped, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1>") == 1);
+  CHECK(count_of(looped, "launch_gemv<") == 8);  // two layers' Q/K/V, gate/up, down and output
+  CHECK(looped.find("row_loop") != std::string::npos);
+  const std::string held = emit_test::emit_row_loop_sample({"row_loop"});
+  CHECK(count_of(held, "launch_gemv_row_loop") == 0);
+  CHECK(count_of(held, "launch_gemv<") == 9);
+}
+
 TEST_CASE("a staged output projection launches the staged GEMV; held, the register GEMV", "[emit]") {
   const std::string staged = emit_test::emit_staged_sample();
   CHECK(count_of(staged, "launch_gemv_staged<Activation::int8x2, 2>") == 1);

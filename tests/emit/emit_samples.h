@@ -84,6 +84,17 @@ inline std::string emit_staged_sample(const std::vector<std::string>& held = {})
   return lanec::emit_program(r.schedule, r.graph, lanec::model_identity(gguf), options);
 }
 
+// qwen3-tiny under the h200 knobs on a chip of one SM, where the logits
+// GEMV's 512 rows are 8 waves of the SM's warps and row_loop fires.
+inline std::string emit_row_loop_sample(const std::vector<std::string>& held = {}) {
+  lanec::Knobs knobs = lanec::load_knobs(knob_path("h200"));
+  knobs.chip.sms = 1;
+  const Planned p = plan_sample_with("qwen3-tiny", knobs, held);
+  lanec::EmitOptions options;
+  options.knob_file = "h200 on one SM";
+  return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
+}
+
 inline std::string emit_sample(const std::string& sample, const std::string& knobs) {
   const Planned p = plan_sample(sample, knobs);
   lanec::EmitOptions options;

@@ -84,6 +84,20 @@ TEST_CASE("a program with a staged GEMV compiles with nvcc for sm_80 and sm_90, 
   CHECK(r.output.empty());
 }
 
+TEST_CASE("a program with a row-loop GEMV compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string cu = dir + "/qwen3-tiny__row_loop.cu";
+  const std::string code = emit_test::emit_row_loop_sample();
+  REQUIRE(code.find("launch_gemv_row_loop<") != std::string::npos);
+  std::ofstream(cu) << code;
+  const Run r = compile_both_archs(nvcc, cu, dir + "/row_loop.o", dir);
+  INFO(r.output.substr(0, 4000));
+  CHECK(r.status == 0);
+  CHECK(r.output.empty());
+}
+
 TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());

@@ -505,8 +505,21 @@ std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>
   return s;
 }
 
-// Staged: the same product through launch_gemv_staged (gemv_staged.cuh).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Staged = false>
+// Which launcher computes the product: launch_gemv, launch_gemv_staged
+// (gemv_staged.cuh) or launch_gemv_row_loop (its chunks a lane from k).
+enum class GemvKernel { registers, staged, row_loop };
+
+template <WeightFormat F, Activation A>
+cudaError_t launch_row_loop_for_k(const GemvParams& p) {
+  switch (ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize)) {
+    case 1: return launch_gemv_row_loop<F, A, 1>(p, nullptr);
+    case 2: return launch_gemv_row_loop<F, A, 2>(p, nullptr);
+    case 4: return launch_gemv_row_loop<F, A, 4>(p, nullptr);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, GemvKernel Kernel = GemvKernel::registers>
 void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k) {
   const int n_parts = static_cast<int>(part_rows.size());
   const auto x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
@@ -550,16 +563,20 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   p.x_d = d_xd.get();
   p.x_lo = d_xlo.get();
   p.split_k = split_k;
-  if constexpr (Staged) {
+  if constexpr (Kernel == GemvKernel::staged) {
     static_assert(F == WeightFormat::q8_0_split && !Swiglu, "the staged GEMV: q8_0_split, no SwiGLU");
     expect_ok("gemv staged", launch_gemv_staged<A, RowsPerWarp>(p, nullptr));
+  } else if constexpr (Kernel == GemvKernel::row_loop) {
+    static_assert(RowsPerWarp == 1 && !Swiglu, "the row loop: one matrix, no SwiGLU");
+    expect_ok("gemv row loop", launch_row_loop_for_k<F, A>(p));
   } else {
     expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
   }
 
   std::string shape;
   for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
-  const std::string tag = fmt("gemv%s %s act=%s rpw=%d split=%d k=%d rows=%s %s", Staged ? " staged" : "", format_name(F),
+  const char* kernel = Kernel == GemvKernel::staged ? " staged" : Kernel == GemvKernel::row_loop ? " row_loop" : "";
+  const std::string tag = fmt("gemv%s %s act=%s rpw=%d split=%d k=%d rows=%s %s", kernel, format_name(F),
                               A == Activation::int8x2 ? "int8x2" : A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
                               epilogue_name(epi));
   // Error budget: 1e-6 of sum |w x| (float accumulation in a different order).
@@ -627,6 +644,15 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, false>(3072, {1024}, Epilogue::plain, 4);
   sweep_gemv_case<F, A, 1, false>(2048, {1024}, Epilogue::plain, 4);
   sweep_gemv_case<F, A, 1, false>(6144, {2048}, Epilogue::plain, 4);
+  // The row loop (rule row_loop): tall single matrices, more rows than one
+  // wave's warps so each warp takes several, at 1, 2 and 4 chunks a lane
+  // with a partial last one, bias and residual; and a few rows.
+  const int chunk = gemv_chunk_elems<F>();
+  sweep_gemv_case<F, A, 1, false, GemvKernel::row_loop>(64 * chunk, {70001}, Epilogue::plain, 1);  // 0.6B's logits
+  sweep_gemv_case<F, A, 1, false, GemvKernel::row_loop>(16 * chunk, {40000}, Epilogue::bias, 1);
+  sweep_gemv_case<F, A, 1, false, GemvKernel::row_loop>(48 * chunk, {50001}, Epilogue::residual, 1);
+  sweep_gemv_case<F, A, 1, false, GemvKernel::row_loop>(128 * chunk, {36000}, Epilogue::plain, 1);
+  sweep_gemv_case<F, A, 1, false, GemvKernel::row_loop>(32 * chunk, {67}, Epilogue::plain, 1);
 }
 
 // The staged GEMV at the output projections it is planned for (1.7B's
@@ -635,14 +661,14 @@ void sweep_gemv_format() {
 template <Activation A>
 void sweep_gemv_staged() {
   constexpr WeightFormat Q = WeightFormat::q8_0_split;
-  sweep_gemv_case<Q, A, 2, false, true>(2048, {2048}, Epilogue::plain, 2);
-  sweep_gemv_case<Q, A, 1, false, true>(1024, {1024}, Epilogue::plain, 4);
-  sweep_gemv_case<Q, A, 2, false, true>(1024, {1024}, Epilogue::plain, 4);
-  sweep_gemv_case<Q, A, 2, false, true>(256, {67}, Epilogue::plain, 1);
-  sweep_gemv_case<Q, A, 2, false, true>(4096, {700, 700}, Epilogue::plain, 1);
-  sweep_gemv_case<Q, A, 2, false, true>(1024, {512, 257, 255}, Epilogue::parts3_bias, 2);
-  sweep_gemv_case<Q, A, 1, false, true>(3072, {333}, Epilogue::residual, 4);
-  sweep_gemv_case<Q, A, 2, false, true>(12288, {65}, Epilogue::plain, 4);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(2048, {2048}, Epilogue::plain, 2);
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::staged>(1024, {1024}, Epilogue::plain, 4);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(1024, {1024}, Epilogue::plain, 4);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(256, {67}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(4096, {700, 700}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(1024, {512, 257, 255}, Epilogue::parts3_bias, 2);
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::staged>(3072, {333}, Epilogue::residual, 4);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(12288, {65}, Epilogue::plain, 4);
 }
 
 void sweep_gemv() {
@@ -683,6 +709,16 @@ void sweep_gemv() {
   p.k = 1024;
   p.split_k = 3;
   expect_refused("gemv staged split_k=3", launch_gemv_staged<Activation::int8, 2>(p, nullptr));
+  p.x = buf.get();
+  p.split_k = 1;
+  p.k = 256;  // 64 f32 chunks: 2 a lane
+  expect_refused("gemv row loop C=1 for 2 chunks a lane",
+                 launch_gemv_row_loop<WeightFormat::f32, Activation::f32, 1>(p, nullptr));
+  p.n_parts = 2;
+  expect_refused("gemv row loop with 2 parts", launch_gemv_row_loop<WeightFormat::f32, Activation::f32, 2>(p, nullptr));
+  p.n_parts = 1;
+  p.split_k = 2;
+  expect_refused("gemv row loop split_k=2", launch_gemv_row_loop<WeightFormat::f32, Activation::f32, 2>(p, nullptr));
 }
 
 // ---- rope --------------------------------------------------------------------------

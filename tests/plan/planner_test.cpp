@@ -30,13 +30,13 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
   return s.census.rules.front();
 }
 
-TEST_CASE("the registry holds all 28 rules in their documented order", "[plan]") {
+TEST_CASE("the registry holds all 29 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
       "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
-      "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights",
+      "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights", "row_loop",
       "rope_parts", "gemv_parts", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
@@ -507,6 +507,45 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
       }) - s.launches.begin())].params);
   bad.split_k = 8;
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("staged GEMV outside what the staged kernel takes"));
+}
+
+TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") {
+  test::DecoderDims small;  // 0.6B's widths and vocabulary, one layer
+  small.n_embd = 1024;
+  small.n_layer = 1;
+  small.n_head = 16;
+  small.n_ff = 3072;
+  small.n_vocab = 151936;
+  const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
+  Schedule s = plan_graph(test::decoder_graph(small), knobs, {}).schedule;
+  for (const Launch& l : s.launches) {
+    const auto* g = std::get_if<GemvLaunch>(&l.params);
+    if (g == nullptr) continue;
+    const bool looped = std::find(l.rules.begin(), l.rules.end(), "row_loop") != l.rules.end();
+    CHECK(looped == (l.name == "gemv_logits"));
+    CHECK(g->row_loop_chunks == (looped ? 2 : 0));
+  }
+  CHECK(rule_count(s, "row_loop").fired == 1);
+  // 8B's logits: k 4096 is 8 chunks a lane.
+  test::DecoderDims large;
+  large.n_layer = 1;
+  Schedule l = plan_graph(test::decoder_graph(large), knobs, {}).schedule;
+  CHECK(std::get<GemvLaunch>(find_launch(l, "gemv_logits")->params).row_loop_chunks == 0);
+  CHECK(rule_count(l, "row_loop").fired == 0);
+  // Held: the one-row-a-warp grid.
+  PlanOptions held;
+  held.held = {"row_loop"};
+  Schedule h = plan_graph(test::decoder_graph(small), knobs, held).schedule;
+  CHECK(std::get<GemvLaunch>(find_launch(h, "gemv_logits")->params).row_loop_chunks == 0);
+  // The verifier refuses a row loop the kernel cannot take.
+  auto& bad = std::get<GemvLaunch>(s.launches[static_cast<size_t>(
+      std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& x) { return x.name == "gemv_logits"; }) -
+      s.launches.begin())].params);
+  bad.row_loop_chunks = 1;  // k 1024 is 2 chunks a lane
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("row-loop GEMV outside what the row loop takes"));
+  bad.row_loop_chunks = 2;
+  bad.split_k = 2;
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("row-loop GEMV outside what the row loop takes"));
 }
 
 TEST_CASE("staged_weights declines every GEMV at Qwen3-0.6B's and 8B's widths", "[plan]") {
