@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <spdlog/spdlog.h>
 
 #include "app/command.h"
+#include "app/token_ids.h"
 #include "app/validators.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
@@ -45,32 +45,6 @@ struct RefArgs {
   unsigned threads = 0;
 };
 
-std::vector<int32_t> parse_token_ids(const std::string& text) {
-  std::vector<int32_t> ids;
-  std::string item;
-  std::istringstream in(text);
-  while (in >> item) {
-    // Commas are accepted as separators too ("1,2,3" or "1, 2").
-    std::istringstream parts(item);
-    std::string part;
-    while (std::getline(parts, part, ',')) {
-      if (part.empty()) continue;
-      size_t used = 0;
-      long long value = 0;
-      try {
-        value = std::stoll(part, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != part.size() || value < 0 || value > INT32_MAX)
-        throw Error("--tokens: expected non-negative token ids, got \"" + part + "\"");
-      ids.push_back(static_cast<int32_t>(value));
-    }
-  }
-  if (ids.empty()) throw Error("--tokens: expected at least one token id, got none");
-  return ids;
-}
-
 std::string join_ids(const std::vector<int32_t>& ids) {
   std::string s;
   for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
@@ -79,8 +53,12 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 
 // The prompt's ids: --tokens as given, or -p encoded with the vocabulary.
 std::vector<int32_t> prompt_ids(const RefArgs& args, const std::optional<Tokenizer>& tokenizer) {
-  const std::vector<int32_t> prompt =
-      args.prompt.empty() ? parse_token_ids(args.tokens) : tokenizer->encode(args.prompt);
+  if (args.prompt.empty()) {
+    std::vector<int32_t> ids = parse_token_ids(args.tokens, "--tokens");
+    if (ids.empty()) throw Error("--tokens: expected at least one token id, got none");
+    return ids;
+  }
+  const std::vector<int32_t> prompt = tokenizer->encode(args.prompt);
   if (prompt.empty()) throw Error("-p: the prompt encodes to no tokens");
   return prompt;
 }

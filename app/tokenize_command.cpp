@@ -2,14 +2,13 @@
 // one line; lanec tokenize FILE --decode "ID ID ...": the text of the ids.
 // Works on vocabulary-only GGUF files (no tensors).
 #include <CLI/CLI.hpp>
-#include <climits>
 #include <cstdio>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/command.h"
+#include "app/token_ids.h"
 #include "lib/common/error.h"
 #include "lib/gguf/gguf_file.h"
 #include "lib/tokenizer/gguf_vocab.h"
@@ -27,35 +26,11 @@ struct TokenizeArgs {
   bool no_parse_special = false;
 };
 
-// "12 34,56" -> {12, 34, 56}; anything else is a user error naming the word.
-std::vector<int32_t> parse_ids(const std::string& text) {
-  std::string spaced = text;
-  for (char& c : spaced) {
-    if (c == ',') c = ' ';
-  }
-  std::istringstream words(spaced);
-  std::vector<int32_t> ids;
-  for (std::string word; words >> word;) {
-    size_t used = 0;
-    long long value = 0;
-    try {
-      value = std::stoll(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != word.size() || value < INT32_MIN || value > INT32_MAX) {
-      throw Error("--decode: expected token ids separated by spaces, got '" + word + "'");
-    }
-    ids.push_back(static_cast<int32_t>(value));
-  }
-  return ids;
-}
-
 void run_tokenize(const TokenizeArgs& args) {
   const GgufFile file = GgufFile::open(args.path);
   const Tokenizer tokenizer = Tokenizer::from_vocab(load_vocab(file));
   if (args.decode_given) {
-    const std::string text = tokenizer.decode(parse_ids(args.decode));
+    const std::string text = tokenizer.decode(parse_token_ids(args.decode, "--decode"));
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fputc('\n', stdout);
     return;

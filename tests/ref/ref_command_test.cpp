@@ -79,7 +79,7 @@ TEST_CASE("lanec ref prints greedy ids and dumps P + n - 1 logits rows", "[ref]"
 
   const CommandResult bad = run_lanec("ref " + model + " --tokens \"5 x\" -n 2");
   CHECK(bad.status != 0);
-  CHECK(bad.output.find("--tokens: expected non-negative token ids, got \"x\"") != std::string::npos);
+  CHECK(bad.output.find("--tokens: expected non-negative token ids separated by spaces or commas, got 'x'") != std::string::npos);
   const CommandResult both = run_lanec("ref " + model + " -n 2");
   CHECK(both.output.find("expected exactly one of -p TEXT or --tokens") != std::string::npos);
   const CommandResult long_run = run_lanec("ref " + model + " --graph " + graph + " --tokens \"1 2 3 4\" -n 4");

@@ -27,7 +27,7 @@ TEST_CASE("lanec tokenize prints ids, --decode prints text", "[tokenizer]") {
 TEST_CASE("lanec tokenize: bad ids and missing arguments are user errors", "[tokenizer]") {
   const RunResult bad_word = run_lanec("tokenize " + kQwen + " --decode '12 x'");
   CHECK(bad_word.exit_code == 1);
-  CHECK(bad_word.output == "lanec: error: --decode: expected token ids separated by spaces, got 'x'\n");
+  CHECK(bad_word.output == "lanec: error: --decode: expected non-negative token ids separated by spaces or commas, got 'x'\n");
   const RunResult out_of_range = run_lanec("tokenize " + kQwen + " --decode 999999");
   CHECK(out_of_range.exit_code == 1);
   CHECK(out_of_range.output.find("token id 999999 is outside the vocabulary") != std::string::npos);
