@@ -51,6 +51,20 @@ Run compile_both_archs(const std::string& nvcc, const std::string& cu, const std
              dir + "/log.txt");
 }
 
+// Writes `code` as NAME.cu in a fresh scratch folder and checks that it
+// compiles for both archs without a warning.
+void check_compiles(const std::string& name, const std::string& code) {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string cu = dir + "/" + name + ".cu";
+  std::ofstream(cu) << code;
+  const Run r = compile_both_archs(nvcc, cu, dir + "/" + name + ".o", dir);
+  INFO(r.output.substr(0, 4000));
+  CHECK(r.status == 0);
+  CHECK(r.output.empty());
+}
+
 }  // namespace
 
 TEST_CASE("golden programs compile with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
@@ -71,43 +85,19 @@ TEST_CASE("golden programs compile with nvcc for sm_80 and sm_90, warning-free",
 }
 
 TEST_CASE("a program with a staged GEMV compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
-  const std::string nvcc = find_nvcc();
-  REQUIRE_FALSE(nvcc.empty());
-  const std::string dir = scratch_dir();
-  const std::string cu = dir + "/qwen3-1.7b-1l__staged.cu";
   const std::string code = emit_test::emit_staged_sample();
   REQUIRE(code.find("launch_gemv_staged<") != std::string::npos);
-  std::ofstream(cu) << code;
-  const Run r = compile_both_archs(nvcc, cu, dir + "/staged.o", dir);
-  INFO(r.output.substr(0, 4000));
-  CHECK(r.status == 0);
-  CHECK(r.output.empty());
+  check_compiles("qwen3-1.7b-1l__staged", code);
 }
 
 TEST_CASE("a program with a row-loop GEMV compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
-  const std::string nvcc = find_nvcc();
-  REQUIRE_FALSE(nvcc.empty());
-  const std::string dir = scratch_dir();
-  const std::string cu = dir + "/qwen3-tiny__row_loop.cu";
   const std::string code = emit_test::emit_row_loop_sample();
   REQUIRE(code.find("launch_gemv_row_loop<") != std::string::npos);
-  std::ofstream(cu) << code;
-  const Run r = compile_both_archs(nvcc, cu, dir + "/row_loop.o", dir);
-  INFO(r.output.substr(0, 4000));
-  CHECK(r.status == 0);
-  CHECK(r.output.empty());
+  check_compiles("qwen3-tiny__row_loop", code);
 }
 
 TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
-  const std::string nvcc = find_nvcc();
-  REQUIRE_FALSE(nvcc.empty());
-  const std::string dir = scratch_dir();
-  const std::string cu = dir + "/qwen3-tiny__one_word.cu";
-  std::ofstream(cu) << emit_test::emit_one_word_sample("qwen3-tiny");
-  const Run r = compile_both_archs(nvcc, cu, dir + "/one_word.o", dir);
-  INFO(r.output.substr(0, 4000));
-  CHECK(r.status == 0);
-  CHECK(r.output.empty());
+  check_compiles("qwen3-tiny__one_word", emit_test::emit_one_word_sample("qwen3-tiny"));
 }
 
 TEST_CASE("a golden program compiles with the chain stamps of --profile, warning-free", "[.][emit-nvcc]") {

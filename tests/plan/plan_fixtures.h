@@ -66,6 +66,18 @@ struct DecoderDims {
   bool k_rope_output = false;  // layer 0's rotated K is also a graph output
 };
 
+// Narrower decoders (Qwen3-0.6B's and 1.7B's widths in the tests): the
+// defaults with these widths, layers and vocabulary.
+inline DecoderDims decoder_dims(int64_t n_embd, int64_t n_head, int64_t n_ff, int64_t n_layer, int64_t n_vocab) {
+  DecoderDims d;
+  d.n_embd = n_embd;
+  d.n_head = n_head;
+  d.n_ff = n_ff;
+  d.n_layer = n_layer;
+  d.n_vocab = n_vocab;
+  return d;
+}
+
 inline Graph decoder_graph(const DecoderDims& d) {
   GraphBuilder b;
   b.set_metadata("arch", std::string("llama"));

@@ -470,12 +470,7 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
 }
 
 TEST_CASE("staged_weights stages the output projection after the attention at 1.7B shapes", "[plan]") {
-  test::DecoderDims d;  // Qwen3-1.7B's widths, two layers
-  d.n_embd = 2048;
-  d.n_layer = 2;
-  d.n_head = 16;
-  d.n_ff = 6144;
-  d.n_vocab = 1024;
+  const test::DecoderDims d = test::decoder_dims(2048, 16, 6144, 2, 1024);  // Qwen3-1.7B's widths, two layers
   const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
   Schedule s = plan_graph(test::decoder_graph(d), knobs, {}).schedule;
   int staged = 0;
@@ -510,12 +505,7 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
 }
 
 TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") {
-  test::DecoderDims small;  // 0.6B's widths and vocabulary, one layer
-  small.n_embd = 1024;
-  small.n_layer = 1;
-  small.n_head = 16;
-  small.n_ff = 3072;
-  small.n_vocab = 151936;
+  const test::DecoderDims small = test::decoder_dims(1024, 16, 3072, 1, 151936);  // 0.6B's widths and vocabulary
   const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
   Schedule s = plan_graph(test::decoder_graph(small), knobs, {}).schedule;
   for (const Launch& l : s.launches) {
@@ -549,12 +539,8 @@ TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") 
 }
 
 TEST_CASE("staged_weights declines every GEMV at Qwen3-0.6B's and 8B's widths", "[plan]") {
-  test::DecoderDims small;  // 0.6B: the output projection's split already covers every chunk
-  small.n_embd = 1024;
-  small.n_layer = 2;
-  small.n_head = 16;
-  small.n_ff = 3072;
-  small.n_vocab = 1024;
+  // 0.6B: the output projection's split already covers every chunk
+  const test::DecoderDims small = test::decoder_dims(1024, 16, 3072, 2, 1024);
   test::DecoderDims large;  // 8B: 17 MiB output projections
   large.n_layer = 2;
   large.n_vocab = 1024;
