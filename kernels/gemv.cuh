@@ -386,15 +386,7 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
 // tail for 0.5-1 KB of weights; here a warp keeps weights in flight through
 // them (Qwen3-0.6B's logits GEMV, k 1024: +1.2 % a token; at C 4, 1.7B's,
 // no faster: docs/performance.md).
-#ifndef LANEC_GEMV_ROW_LOOP_WARPS
-#define LANEC_GEMV_ROW_LOOP_WARPS 8
-#endif
-#ifdef LANEC_GEMV_ROW_LOOP_MIN_BLOCKS
-#define LANEC_GEMV_ROW_LOOP_BOUNDS __launch_bounds__(kWarpSize * kGemvRowLoopWarps, LANEC_GEMV_ROW_LOOP_MIN_BLOCKS)
-#else
-#define LANEC_GEMV_ROW_LOOP_BOUNDS
-#endif
-constexpr int kGemvRowLoopWarps = LANEC_GEMV_ROW_LOOP_WARPS;  // a block (4 measured the same)
+constexpr int kGemvRowLoopWarps = 8;  // a block (4 measured the same)
 
 namespace gemv_detail {
 
@@ -422,7 +414,7 @@ __device__ __forceinline__ void load_row_chunks(const GemvParams& p, int row, in
 }  // namespace gemv_detail
 
 template <WeightFormat F, Activation A, int C>
-__global__ void LANEC_GEMV_ROW_LOOP_BOUNDS gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
+__global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
   static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of two rows");
   const GemvPart& pt = p.parts[0];
   const int lane = threadIdx.x;
