@@ -455,8 +455,9 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
   if (p.parts[0].rows <= 0 || !aligned16(p.parts[0].w) || p.parts[0].y == nullptr) return invalid_launch();
   if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
   if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
-  // One wave: as many blocks as the SMs hold, queried once (host-side calls,
-  // legal during stream capture).
+  // One wave: as many blocks as the SMs hold, queried once for the current
+  // device (an emitted program runs on one; host-side calls, legal during
+  // stream capture).
   static const int resident_blocks = [] {
     int per_sm = 0, device = 0, sms = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_row_loop_kernel<F, A, C>,
