@@ -194,6 +194,22 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
 // each group applies the epilogue.
 namespace gemv_detail {
 
+// Where row `local` of part `pt` starts in its weights, and (q8_0_split)
+// its block scales.
+template <WeightFormat F>
+__device__ __forceinline__ void row_pointers(const GemvPart& pt, int k, int local, const uint8_t*& row_ptr,
+                                             const uint16_t*& scale_ptr) {
+  const uint8_t* base = static_cast<const uint8_t*>(pt.w);
+  if constexpr (F == WeightFormat::q8_0_split) {
+    row_ptr = base + static_cast<size_t>(local) * k;
+    scale_ptr = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * k) +
+                static_cast<size_t>(local) * (k / kQ8Block);
+  } else {
+    row_ptr = base + weight_row_bytes(F, k) * local;
+    scale_ptr = nullptr;
+  }
+}
+
 // This warp's rows, resolved to (part, local row) and
 // pointers, with the first weight chunk of each row already loaded: the
 // weights are constants, so this may run before pdl_wait() and overlap the
@@ -239,15 +255,7 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
     w.row_ptr[r] = nullptr;
     w.scale_ptr[r] = nullptr;
     if (part >= 0) {
-      const GemvPart& pt = p.parts[part];
-      const uint8_t* base = static_cast<const uint8_t*>(pt.w);
-      if constexpr (F == WeightFormat::q8_0_split) {
-        w.row_ptr[r] = base + static_cast<size_t>(local) * p.k;
-        w.scale_ptr[r] = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * p.k) +
-                         static_cast<size_t>(local) * (p.k / kQ8Block);
-      } else {
-        w.row_ptr[r] = base + weight_row_bytes(F, p.k) * local;
-      }
+      row_pointers<F>(p.parts[part], p.k, local, w.row_ptr[r], w.scale_ptr[r]);
       if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
     }
   }
@@ -395,17 +403,9 @@ namespace gemv_detail {
 template <WeightFormat F, int C>
 __device__ __forceinline__ void load_row_chunks(const GemvParams& p, int row, int lane, int n_chunks,
                                                 WChunk (&out)[C]) {
-  const GemvPart& pt = p.parts[0];
-  const uint8_t* base = static_cast<const uint8_t*>(pt.w);
   const uint8_t* row_ptr;
-  const uint16_t* scale_ptr = nullptr;
-  if constexpr (F == WeightFormat::q8_0_split) {
-    row_ptr = base + static_cast<size_t>(row) * p.k;
-    scale_ptr = reinterpret_cast<const uint16_t*>(base + static_cast<size_t>(pt.rows) * p.k) +
-                static_cast<size_t>(row) * (p.k / kQ8Block);
-  } else {
-    row_ptr = base + weight_row_bytes(F, p.k) * row;
-  }
+  const uint16_t* scale_ptr;
+  row_pointers<F>(p.parts[0], p.k, row, row_ptr, scale_ptr);
 #pragma unroll
   for (int j = 0; j < C; ++j)
     if (lane + j * kWarpSize < n_chunks) out[j] = load_w<F>(row_ptr, scale_ptr, lane + j * kWarpSize);

@@ -2,12 +2,9 @@
 // (conditions in rules/row_loop.h).
 #include "rules/row_loop.h"
 
+#include "lib/plan/size.h"
+
 namespace lanec {
-namespace {
-
-constexpr int64_t kChunkElems = 16;  // q8_0_split: int8 weights a 16-byte chunk
-
-}  // namespace
 
 RowLoopChoice choose_row_loop(const RowLoopQuery& q) {
   auto decline = [](std::string why) { return RowLoopChoice{false, 0, std::move(why)}; };
@@ -18,7 +15,7 @@ RowLoopChoice choose_row_loop(const RowLoopQuery& q) {
   if (q.split_k != 1 || q.rows_per_warp != 1)
     return decline("its rows are split over " + std::to_string(q.split_k) + " warps or " +
                    std::to_string(q.rows_per_warp) + " a warp; the row loop takes whole rows one at a time");
-  const int64_t chunks = (q.k / kChunkElems + 31) / 32;
+  const int64_t chunks = gemv_chunks_a_lane(q.format, q.k);
   if (chunks > kRowLoopMaxChunksPerLane)
     return decline(std::to_string(chunks) + " chunks a lane: at more than " +
                    std::to_string(kRowLoopMaxChunksPerLane) + " two rows' chunks in registers cost warps");

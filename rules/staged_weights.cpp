@@ -6,11 +6,11 @@
 #include <cstdio>
 
 #include "kernels/limits.h"
+#include "lib/plan/size.h"
 
 namespace lanec {
 namespace {
 
-constexpr int64_t kChunkElems = 16;         // int8 weights a 16-byte chunk
 constexpr int kStagedRowsPerWarp = 2;       // measured: as fast as 1 (docs/performance.md)
 // Blocks of the staged kernel an SM holds by registers (47 a thread, 256
 // threads a block).
@@ -37,7 +37,7 @@ StagedWeightsChoice choose_staged_weights(const StagedWeightsQuery& q) {
   if (q.k % kernels::kGemvStagedKMultiple != 0)
     return decline("k = " + std::to_string(q.k) + " is not a multiple of " +
                    std::to_string(kernels::kGemvStagedKMultiple) + " (a row's scales fill whole 16-byte copies)");
-  const int64_t chunks = q.k / kChunkElems;
+  const int64_t chunks = q.k / gemv_chunk_elems(GgmlType::Q8_0);
   const int64_t lanes = 32 * static_cast<int64_t>(q.register_split_k);
   if (chunks <= lanes)
     return decline("the register GEMV already loads all its weights before the wait (" + std::to_string(chunks) +

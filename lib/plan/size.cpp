@@ -24,14 +24,6 @@ using kernels::kAttnClusterMaxGroup;  // the attention cluster merge's layout
 using kernels::kAttnClusterSplits;
 using kernels::kAttnWarps;
 
-int64_t chunk_elems(GgmlType format) {
-  switch (format) {
-    case GgmlType::F32: return 4;
-    case GgmlType::Q8_0: return 16;
-    default: return 8;
-  }
-}
-
 class Sizer {
  public:
   Sizer(const Graph& g, const LinkedPlan& linked, const Knobs& knobs, const SizeRules& rules, RuleTally& tally)
@@ -434,7 +426,7 @@ int q8_0_split_k(int64_t rows, int64_t groups, int64_t k, int sms, int warps_per
   if (swiglu ? rows >= 16384 : 3 * groups >= 2 * resident_warps) return 1;
   int split = 2;
   while (split < kGemvMaxSplit && groups * split * 2 <= resident_warps) split *= 2;
-  const int64_t chunks = k / chunk_elems(GgmlType::Q8_0);  // 16-byte chunks a row
+  const int64_t chunks = k / gemv_chunk_elems(GgmlType::Q8_0);  // 16-byte chunks a row
   auto lanes_busy = [&](int s) {
     const int64_t lane_slots = 32 * static_cast<int64_t>(s);  // a warp's lanes over the split
     return 2 * chunks >= 3 * lane_slots || (chunks >= lane_slots && 2 * groups * s <= resident_warps);
@@ -452,12 +444,22 @@ int wide_split_k(int64_t rows, int64_t groups, int64_t k, GgmlType format, int s
   if (rows < 16384) split = (k >= 3 * rows || rows >= 8192) ? 4 : 2;
   const int64_t wanted = static_cast<int64_t>(sms) * kGemvWarpsPerSm;
   while (split < kGemvMaxSplit && groups * split < wanted) split *= 2;
-  const int64_t max_split = std::max<int64_t>(1, k / chunk_elems(format) / 32 / 2);
+  const int64_t max_split = std::max<int64_t>(1, k / gemv_chunk_elems(format) / 32 / 2);
   while (split > max_split) split /= 2;
   return split;
 }
 
 }  // namespace
+
+int64_t gemv_chunk_elems(GgmlType format) {
+  switch (format) {
+    case GgmlType::F32: return 4;
+    case GgmlType::Q8_0: return 16;
+    default: return 8;
+  }
+}
+
+int64_t gemv_chunks_a_lane(GgmlType format, int64_t k) { return (k / gemv_chunk_elems(format) + 31) / 32; }
 
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
                         bool swiglu) {

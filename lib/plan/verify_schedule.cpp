@@ -6,6 +6,7 @@
 
 #include "kernels/limits.h"
 #include "lib/common/error.h"
+#include "lib/plan/size.h"
 
 namespace lanec {
 namespace {
@@ -18,11 +19,9 @@ namespace {
 // kernels/gemv.cuh launch_gemv_row_loop: one matrix, split 1, 1 row a warp,
 // not staged, and C (1, 2 or 4) the chunks a lane of a row.
 bool row_loop_fits(const GemvLaunch& g) {
-  const int64_t elems = g.format == GgmlType::Q8_0 ? 16 : g.format == GgmlType::F32 ? 4 : 8;  // a 16-byte chunk
-  const int64_t chunks = (g.k / elems + 31) / 32;
   const int c = g.row_loop_chunks;
   return g.parts.size() == 1 && !g.swiglu && g.split_k == 1 && g.rows_per_warp == 1 && !g.staged &&
-         (c == 1 || c == 2 || c == 4) && c == chunks;
+         (c == 1 || c == 2 || c == 4) && c == gemv_chunks_a_lane(g.format, g.k);
 }
 
 void check_params(const Launch& l) {
