@@ -32,11 +32,20 @@
 //                        rows of the next GEMV stage into registers between
 //                        arriving at the barrier and waiting on it;
 //   stages_only          the barriers and the per-block norms and quantizes,
-//                        no GEMV rows: the step's floor without weights.
-// The GEMV stage is first checked against a CPU dot product on random
-// inputs; the three GEMV modes must give the same logits bit for bit.
+//                        no GEMV rows: the step's floor without weights;
+//   streamed             the same stages in a kernel of PS_STREAM_WARPS
+//                        consumer warps and one producer warp a block, the
+//                        producer copying the block's weights for the whole
+//                        step into a ring of shared-memory slots ahead of the
+//                        barriers ("the streamed step" below; docs/
+//                        performance.md, "a persistent step streaming its
+//                        weights": slower too). PS_STREAM_PROBE takes its
+//                        copies or its arithmetic out to time the rest.
+// The GEMV stages are first checked against a CPU dot product on random
+// inputs; the three register GEMV modes must give the same logits bit for
+// bit, and the streamed step's (another summation order) must be near them.
 // Prints one JSON object.
-//   nvcc -std=c++17 -O2 -arch=sm_90 -o persistent_step bench/persistent_step.cu && ./persistent_step [0.6b|1.7b|8b]
+//   nvcc -std=c++17 -O2 -arch=sm_90 [-DPS_MAX_K=3072] -o persistent_step bench/persistent_step.cu && ./persistent_step [0.6b|1.7b|8b]
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -49,6 +58,7 @@
 #include <string>
 #include <vector>
 
+#include "../kernels/bulk_copy.cuh"
 #include "../kernels/common.cuh"
 
 namespace {
@@ -65,7 +75,12 @@ static_assert(kThreads == 512 || kThreads == 1024, "PS_THREADS is 512 or 1024");
 constexpr int kBlocksPerSm = 1024 / kThreads;
 constexpr int kWarps = kThreads / 32;
 constexpr int kHeadDim = 128;
-constexpr int kMaxK = 12288;  // longest GEMV input (Qwen3-8B's down projection)
+// Longest GEMV input: Qwen3-8B's down projection (-DPS_MAX_K=3072 for 0.6B
+// alone keeps fewer values a thread in the norms).
+#ifndef PS_MAX_K
+#define PS_MAX_K 12288
+#endif
+constexpr int kMaxK = PS_MAX_K;
 constexpr float kEps = 1e-6f;
 
 struct Shape {
@@ -94,7 +109,7 @@ struct Layer {
   const float* ffn_norm;
 };
 
-enum Mode { kPersistent = 0, kPrefetch = 1, kStagesOnly = 2, kPreload = 3 };
+enum Mode { kPersistent = 0, kPrefetch = 1, kStagesOnly = 2, kPreload = 3, kStreamed = 4 };
 
 struct StepParams {
   const Layer* layers;
@@ -114,57 +129,67 @@ struct StepParams {
 
 // ---- building blocks ------------------------------------------------------------
 
+struct BlockSync {
+  __device__ void operator()() const { __syncthreads(); }
+};
+
 // A counter that only grows: round r of this launch completes when it holds
 // epoch + r * gridDim.x (signed distance, so wrap-around is harmless). A
-// block arrives once its writes are done and may load constants (weights)
-// before it waits.
-__device__ void grid_arrive(unsigned* counter, unsigned& target) {
-  __syncthreads();
+// block arrives once its writes are done (sync: the barrier of the threads
+// that wrote) and may load constants (weights) before it waits.
+template <typename Sync = BlockSync>
+__device__ void grid_arrive(unsigned* counter, unsigned& target, Sync sync = {}) {
+  sync();
   target += gridDim.x;
   if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
 }
 
-__device__ void grid_wait(const unsigned* counter, unsigned target) {
+template <typename Sync = BlockSync>
+__device__ void grid_wait(const unsigned* counter, unsigned target, Sync sync = {}) {
   if (threadIdx.x == 0) {
     unsigned v;
     do {
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
     } while (static_cast<int>(v - target) < 0);
   }
-  __syncthreads();
+  sync();
 }
 
-__device__ void grid_barrier(unsigned* counter, unsigned& target) {
-  grid_arrive(counter, target);
-  grid_wait(counter, target);
+template <typename Sync = BlockSync>
+__device__ void grid_barrier(unsigned* counter, unsigned& target, Sync sync = {}) {
+  grid_arrive(counter, target, sync);
+  grid_wait(counter, target, sync);
 }
 
-// x (n <= kMaxK, a multiple of 1024) into its int8 form in shared memory:
-// rms_norm with weights g first when g is non-null. Thread t holds elements
-// t + 1024 j, so each warp holds whole 32-element blocks.
-__device__ void form_input(const float* x, const float* g, int n, int8_t* xq, float* xd, float* red) {
-  constexpr int kPer = kMaxK / kThreads;
-  const int per = n / kThreads;
+// x (n <= kMaxK, a multiple of 32) into its int8 form in shared memory:
+// rms_norm with weights g first when g is non-null, by the block's first
+// Threads threads (sync: their barrier). Thread t holds elements
+// t + Threads j, so each warp holds whole 32-element blocks.
+template <int Threads, typename Sync>
+__device__ void form_input_by(const float* x, const float* g, int n, int8_t* xq, float* xd, float* red, Sync sync) {
+  constexpr int kPer = (kMaxK + Threads - 1) / Threads;
+  constexpr int kFormWarps = Threads / 32;
   float v[kPer];
   float ss = 0.0f;
 #pragma unroll
   for (int j = 0; j < kPer; ++j) {
-    v[j] = j < per ? __ldcg(x + threadIdx.x + j * kThreads) : 0.0f;
+    const int i = threadIdx.x + j * Threads;
+    v[j] = i < n ? __ldcg(x + i) : 0.0f;
     ss += v[j] * v[j];
   }
   float scale = 1.0f;
   if (g != nullptr) {
     ss = warp_sum(ss);
     if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = ss;
-    __syncthreads();
+    sync();
     const int lane = threadIdx.x % 32;
-    const float total = warp_sum(lane < kWarps ? red[lane] : 0.0f);  // every warp sums the partials itself
+    const float total = warp_sum(lane < kFormWarps ? red[lane] : 0.0f);  // every warp sums the partials itself
     scale = rsqrtf(total / n + kEps);
   }
 #pragma unroll
   for (int j = 0; j < kPer; ++j) {
-    if (j >= per) break;
-    const int i = threadIdx.x + j * kThreads;
+    const int i = threadIdx.x + j * Threads;
+    if (i >= n) break;
     float y = v[j] * scale * (g != nullptr ? __ldg(g + i) : 1.0f);
     float amax = fabsf(y);
     for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
@@ -172,7 +197,11 @@ __device__ void form_input(const float* x, const float* g, int n, int8_t* xq, fl
     xq[i] = static_cast<int8_t>(__float2int_rn(d > 0.0f ? y / d : 0.0f));
     if (threadIdx.x % 32 == 0) xd[i / 32] = d;
   }
-  __syncthreads();
+  sync();
+}
+
+__device__ void form_input(const float* x, const float* g, int n, int8_t* xq, float* xd, float* red) {
+  form_input_by<kThreads>(x, g, n, xq, xd, red, BlockSync{});
 }
 
 // Warps a row group takes so that the groups fill the grid's warps, keeping
@@ -366,6 +395,312 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) step_kernel(const Step
   grid_barrier(p.counter, target);
 }
 
+// ---- the streamed step ---------------------------------------------------------
+//
+// The same stages, with every block's weights for the whole step streamed by
+// one producer warp into a ring of shared-memory slots (cp.async.bulk,
+// completion on an mbarrier a slot), decoupled from the grid barriers: the
+// producer runs as far ahead as the ring allows, so the DRAM keeps streaming
+// through the barriers, the norms and the attention stand-in. The consumer
+// warps take each slot's rows from shared memory. Block b owns a contiguous
+// range of every matrix's rows (row pairs for gate/up), and its weights for
+// the step are one contiguous stream in global memory, tile after tile:
+// a tile's rows of int8 values, then their f16 scales.
+
+#ifndef PS_STREAM_WARPS
+#define PS_STREAM_WARPS 16
+#endif
+constexpr int kStreamWarps = PS_STREAM_WARPS;  // consumer warps; one more warp produces
+constexpr int kStreamThreads = kStreamWarps * 32;
+static_assert(kStreamWarps >= 1 && kStreamWarps <= 31, "PS_STREAM_WARPS is 1..31");
+#ifndef PS_SLOT_KB
+#define PS_SLOT_KB 16
+#endif
+#ifndef PS_SLOTS
+#define PS_SLOTS 12
+#endif
+constexpr int kSlotBytes = PS_SLOT_KB * 1024;
+constexpr int kSlots = PS_SLOTS;
+// PS_STREAM_PROBE: 0 the step; 1 consumers take no rows (the stream's own
+// rate); 2 the producer copies nothing (the consumers' own rate); 3 neither
+// copies nor rows (the streamed kernel's floor). Probes give meaningless
+// logits, so their runs fail the check.
+#ifndef PS_STREAM_PROBE
+#define PS_STREAM_PROBE 0
+#endif
+constexpr int kProbeNoRows = 1, kProbeNoCopy = 2, kProbeFloor = 3;
+constexpr int kStreamProbe = PS_STREAM_PROBE;
+
+__host__ __device__ constexpr size_t row_bytes(int k) { return static_cast<size_t>(k) * 17 / 16; }
+// Rows a tile: as many as a slot holds (pairs: whole pairs).
+__host__ __device__ constexpr int tile_rows(int k, bool pair) {
+  return static_cast<int>(kSlotBytes / row_bytes(k)) / (pair ? 2 : 1) * (pair ? 2 : 1);
+}
+
+// Block b's rows [lo, hi) of a matrix (pairs: whole row pairs).
+struct RowSpan {
+  int lo, hi;
+};
+__host__ __device__ inline RowSpan block_rows(int rows, bool pair, int b, int blocks) {
+  const int per = pair ? 2 : 1;
+  const long long groups = rows / per;
+  return {static_cast<int>(groups * b / blocks) * per, static_cast<int>(groups * (b + 1) / blocks) * per};
+}
+
+// One GEMV stage of the step as the stream sees it.
+struct StreamStage {
+  int rows, k;
+  bool pair;
+};
+
+// The step's GEMV stages in order: per layer Q/K/V, output, gate/up, down;
+// then the logits.
+std::vector<StreamStage> stream_stages(const Shape& s) {
+  std::vector<StreamStage> out;
+  for (int l = 0; l < s.layers; ++l) {
+    out.push_back({s.q() + 2 * s.kv(), s.d, false});
+    out.push_back({s.d, s.q(), false});
+    out.push_back({2 * s.f, s.d, true});
+    out.push_back({s.d, s.f, false});
+  }
+  out.push_back({s.vocab, s.d, false});
+  return out;
+}
+
+// Bytes of block b's stream for one stage.
+__host__ __device__ inline size_t stage_stream_bytes(const StreamStage& st, int b, int blocks) {
+  const RowSpan r = block_rows(st.rows, st.pair, b, blocks);
+  return static_cast<size_t>(r.hi - r.lo) * row_bytes(st.k);
+}
+
+// Copies block b's tiles of matrix m into its stream at dst (one launch a
+// stage, one block a stream block).
+__global__ void pack_stage(Matrix m, bool pair, char* stream, const size_t* cursor) {
+  const RowSpan span = block_rows(m.rows, pair, blockIdx.x, gridDim.x);
+  char* dst = stream + cursor[blockIdx.x];
+  const int tr = tile_rows(m.k, pair);
+  for (int r = span.lo; r < span.hi; r += tr) {
+    const int n = min(tr, span.hi - r);
+    const size_t qs_bytes = static_cast<size_t>(n) * m.k, d_bytes = qs_bytes / 16;
+    const int4* qs = reinterpret_cast<const int4*>(m.qs + static_cast<size_t>(r) * m.k);
+    const int4* d = reinterpret_cast<const int4*>(m.d + static_cast<size_t>(r) * (m.k / 32));
+    for (size_t i = threadIdx.x; i < qs_bytes / 16; i += blockDim.x) reinterpret_cast<int4*>(dst)[i] = qs[i];
+    for (size_t i = threadIdx.x; i < d_bytes / 16; i += blockDim.x) reinterpret_cast<int4*>(dst + qs_bytes)[i] = d[i];
+    dst += qs_bytes + d_bytes;
+  }
+}
+
+struct StreamParams {
+  const StreamStage* stages;
+  int n_stages;
+  const char* stream;
+  const size_t* stream_base;  // [gridDim.x]: where block b's stream starts
+};
+
+// The consumer warps' barrier (named barrier 1: the producer warp is not in it).
+struct ConsumerSync {
+  __device__ void operator()() const { asm volatile("bar.sync 1, %0;" ::"r"(kStreamThreads) : "memory"); }
+};
+
+// The ring: slot s holds kSlotBytes; full[s] completes when its copy has
+// landed, empty[s] when every consumer warp is done with it.
+struct Ring {
+  char* slots;
+  uint64_t* full;
+  uint64_t* empty;
+  int slot = 0;
+  unsigned phase = 0;
+  __device__ void advance() {
+    if (++slot == kSlots) slot = 0, phase ^= 1u;
+  }
+};
+
+// `count` arrivals on bar at once.
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* bar, unsigned count = 1) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;" ::"r"(lanec::kernels::bulk::smem_addr(bar)), "r"(count)
+               : "memory");
+}
+
+// PS_WAIT: 0 every lane waits with try_wait (which may suspend the thread
+// until the phase completes); 1 lane 0 polls with test_wait (never
+// suspends), then the warp syncs (lone: the caller is one thread).
+#ifndef PS_WAIT
+#define PS_WAIT 0
+#endif
+__device__ __forceinline__ void ring_wait(uint64_t* bar, unsigned parity, bool lone = false) {
+  if (PS_WAIT == 0) {
+    lanec::kernels::bulk::wait(bar, parity);
+    return;
+  }
+  if (lone || threadIdx.x % 32 == 0) {
+    uint32_t done = 0;
+    while (!done)
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+          : "=r"(done)
+          : "r"(lanec::kernels::bulk::smem_addr(bar)), "r"(parity)
+          : "memory");
+  }
+  if (!lone) __syncwarp();
+}
+
+// The producer: one lane walks the step's tiles in order and copies each
+// into the next free slot.
+__device__ void produce_stream(const StreamParams& sp, Ring ring) {
+  if (kStreamProbe == kProbeFloor) return;
+  const char* src = sp.stream + sp.stream_base[blockIdx.x];
+  for (int s = 0; s < sp.n_stages; ++s) {
+    const StreamStage st = sp.stages[s];
+    const RowSpan span = block_rows(st.rows, st.pair, blockIdx.x, gridDim.x);
+    const int tr = tile_rows(st.k, st.pair);
+    for (int r = span.lo; r < span.hi; r += tr) {
+      const uint32_t bytes = static_cast<uint32_t>(min(tr, span.hi - r) * row_bytes(st.k));
+      ring_wait(&ring.empty[ring.slot], ring.phase ^ 1u, true);
+      if (kStreamProbe == kProbeNoCopy) {
+        mbarrier_arrive(&ring.full[ring.slot]);
+      } else {
+        lanec::kernels::bulk::arrive_expect(&ring.full[ring.slot], bytes);
+        lanec::kernels::bulk::copy(ring.slots + static_cast<size_t>(ring.slot) * kSlotBytes, src, bytes,
+                                   &ring.full[ring.slot]);
+      }
+      src += bytes;
+      ring.advance();
+    }
+  }
+}
+
+// One GEMV stage of the consumers: this block's rows of stage st from the
+// ring against the int8 input in shared memory, y[row] = dot (+ residual),
+// or y[pair] = silu(gate) * up. Row group g (a row, or a gate/up pair) of
+// the block goes to warp g % kStreamWarps, whose lanes sum all its chunks
+// before one warp reduction (a reduction a chunk costs more than the chunk).
+// Every warp waits on every tile and releases it: a parity wait tells only
+// two phases apart, so no warp may fall a pass of the ring behind.
+__device__ void consume_stage(const StreamStage st, Ring& ring, const int8_t* xq, const float* xd, float* y,
+                              const float* residual) {
+  const RowSpan span = block_rows(st.rows, st.pair, blockIdx.x, gridDim.x);
+  const int per = st.pair ? 2 : 1, n_rows = span.hi - span.lo, k = st.k;
+  const int tr = tile_rows(k, st.pair), cpr = k / 16;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int r0 = 0; kStreamProbe != kProbeFloor && r0 < n_rows; r0 += tr, ring.advance()) {
+    const int n = min(tr, n_rows - r0), g0 = r0 / per, groups = n / per;
+    ring_wait(&ring.full[ring.slot], ring.phase);
+    const char* tile = ring.slots + static_cast<size_t>(ring.slot) * kSlotBytes;
+    const __half* scales = reinterpret_cast<const __half*>(tile + static_cast<size_t>(n) * k);
+    // This warp's first group in the tile: the smallest j with (g0 + j) % W == warp.
+    const int first = (warp - g0 % kStreamWarps + kStreamWarps) % kStreamWarps;
+    for (int j = first; kStreamProbe != kProbeNoRows && j < groups; j += kStreamWarps) {
+      float sum[2] = {};
+      for (int r = 0; r < per; ++r) {
+        const int4* row = reinterpret_cast<const int4*>(tile + static_cast<size_t>(j * per + r) * k);
+        const __half* row_d = scales + (j * per + r) * (k / 32);
+#pragma unroll 4
+        for (int c = lane; c < cpr; c += 32) sum[r] += chunk_dot(row[c], xq, c) * __half2float(row_d[c / 2]) * xd[c / 2];
+        sum[r] = warp_sum(sum[r]);
+      }
+      if (lane == 0) {
+        const int out_i = span.lo / per + g0 + j;
+        float out = st.pair ? sum[0] / (1.0f + __expf(-sum[0])) * sum[1] : sum[0];
+        if (residual != nullptr) out += __ldcg(residual + out_i);
+        y[out_i] = out;
+      }
+    }
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&ring.empty[ring.slot]);
+  }
+}
+
+// Attention stand-in over the consumer warps of the grid.
+__device__ void attention_stand_in_by(const StepParams& p, int warps_a_block) {
+  const int warp = blockIdx.x * warps_a_block + threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp >= p.n_head) return;
+  const int q_dim = p.n_head * kHeadDim, kv_dim = p.n_kv * kHeadDim;
+  const int kvh = warp / (p.n_head / p.n_kv);
+  const float4 q = __ldcg(reinterpret_cast<const float4*>(p.qkv + warp * kHeadDim) + lane);
+  const float4 k = __ldcg(reinterpret_cast<const float4*>(p.qkv + q_dim + kvh * kHeadDim) + lane);
+  const float4 v = __ldcg(reinterpret_cast<const float4*>(p.qkv + q_dim + kv_dim + kvh * kHeadDim) + lane);
+  const float s = warp_sum(q.x * k.x + q.y * k.y + q.z * k.z + q.w * k.w);
+  const float w = 1.0f / (1.0f + __expf(-s * 1e-3f));
+  reinterpret_cast<float4*>(p.attn + warp * kHeadDim)[lane] = make_float4(v.x * w, v.y * w, v.z * w, v.w * w);
+}
+
+// Shared memory of the streamed step: the ring, its barriers, the int8 input
+// and the norm's partial sums.
+constexpr size_t kStreamSmemBytes =
+    static_cast<size_t>(kSlots) * kSlotBytes + 2 * kSlots * sizeof(uint64_t) + kMaxK + kMaxK / 32 * sizeof(float) + 32 * sizeof(float);
+
+__global__ void __launch_bounds__(kStreamThreads + 32, 1) streamed_step_kernel(const StepParams p, const StreamParams sp) {
+  extern __shared__ __align__(128) char smem[];
+  Ring ring;
+  ring.slots = smem;
+  ring.full = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(kSlots) * kSlotBytes);
+  ring.empty = ring.full + kSlots;
+  int8_t* xq = reinterpret_cast<int8_t*>(ring.empty + kSlots);
+  float* xd = reinterpret_cast<float*>(xq + kMaxK);
+  float* red = xd + kMaxK / 32;
+  if (threadIdx.x == 0)
+    for (int s = 0; s < kSlots; ++s) {
+      lanec::kernels::bulk::init(&ring.full[s], 1);
+      lanec::kernels::bulk::init(&ring.empty[s], kStreamWarps);
+    }
+  __syncthreads();
+  if (threadIdx.x >= kStreamThreads) {  // the producer warp
+    if (threadIdx.x == kStreamThreads) produce_stream(sp, ring);
+    return;
+  }
+  const ConsumerSync sync;
+  unsigned target = p.epoch;
+  const int d = p.layers[0].qkv.k, q_dim = p.layers[0].o.k, f = p.layers[0].down.k;
+  int s = 0;
+  for (int l = 0; l < p.n_layers; ++l) {
+    const Layer& L = p.layers[l];
+    form_input_by<kStreamThreads>(p.h, L.attn_norm, d, xq, xd, red, sync);
+    consume_stage(sp.stages[s++], ring, xq, xd, p.qkv, nullptr);
+    grid_barrier(p.counter, target, sync);
+    attention_stand_in_by(p, kStreamWarps);
+    grid_barrier(p.counter, target, sync);
+    form_input_by<kStreamThreads>(p.attn, nullptr, q_dim, xq, xd, red, sync);
+    consume_stage(sp.stages[s++], ring, xq, xd, p.h, p.h);
+    grid_barrier(p.counter, target, sync);
+    form_input_by<kStreamThreads>(p.h, L.ffn_norm, d, xq, xd, red, sync);
+    consume_stage(sp.stages[s++], ring, xq, xd, p.act, nullptr);
+    grid_barrier(p.counter, target, sync);
+    form_input_by<kStreamThreads>(p.act, nullptr, f, xq, xd, red, sync);
+    consume_stage(sp.stages[s++], ring, xq, xd, p.h, p.h);
+    grid_barrier(p.counter, target, sync);
+  }
+  form_input_by<kStreamThreads>(p.h, p.out_norm, d, xq, xd, red, sync);
+  consume_stage(sp.stages[s++], ring, xq, xd, p.logits, nullptr);
+  grid_barrier(p.counter, target, sync);
+}
+
+// One streamed stage alone, on an int8 input quantized by the host.
+__global__ void __launch_bounds__(kStreamThreads + 32, 1) streamed_check_kernel(const StreamParams sp, const int8_t* x_qs,
+                                                                                const float* x_d, float* y) {
+  extern __shared__ __align__(128) char smem[];
+  Ring ring;
+  ring.slots = smem;
+  ring.full = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(kSlots) * kSlotBytes);
+  ring.empty = ring.full + kSlots;
+  int8_t* xq = reinterpret_cast<int8_t*>(ring.empty + kSlots);
+  float* xd = reinterpret_cast<float*>(xq + kMaxK);
+  if (threadIdx.x == 0)
+    for (int s = 0; s < kSlots; ++s) {
+      lanec::kernels::bulk::init(&ring.full[s], 1);
+      lanec::kernels::bulk::init(&ring.empty[s], kStreamWarps);
+    }
+  __syncthreads();
+  if (threadIdx.x >= kStreamThreads) {
+    if (threadIdx.x == kStreamThreads) produce_stream(sp, ring);
+    return;
+  }
+  const StreamStage st = sp.stages[0];
+  for (int i = threadIdx.x; i < st.k; i += kStreamThreads) xq[i] = x_qs[i];
+  for (int i = threadIdx.x; i < st.k / 32; i += kStreamThreads) xd[i] = x_d[i];
+  ConsumerSync{}();
+  consume_stage(st, ring, xq, xd, y, nullptr);
+}
+
 int barriers_per_step(int layers) { return 5 * layers + 1; }
 
 // ---- the GEMV stage against the CPU ----------------------------------------------
@@ -416,6 +751,38 @@ float* make_floats(size_t n, float value, std::vector<void*>& owned) {
   return p;
 }
 
+// Every block's stream of the stages' matrices (matrices[s] for stages[s]),
+// packed on the device, and the parameters the streamed kernels take.
+StreamParams build_stream(const std::vector<StreamStage>& stages, const std::vector<const Matrix*>& matrices, int grid,
+                          std::vector<void*>& owned) {
+  std::vector<size_t> base(grid), cursor(grid);
+  size_t total = 0;
+  for (int b = 0; b < grid; ++b) {
+    base[b] = total;
+    for (const StreamStage& st : stages) total += stage_stream_bytes(st, b, grid);
+  }
+  char* stream;
+  size_t* d_cursor;
+  size_t* d_base;
+  StreamStage* d_stages;
+  CHECK_CUDA(cudaMalloc(&stream, total));
+  CHECK_CUDA(cudaMalloc(&d_cursor, grid * sizeof(size_t)));
+  CHECK_CUDA(cudaMalloc(&d_base, grid * sizeof(size_t)));
+  CHECK_CUDA(cudaMalloc(&d_stages, stages.size() * sizeof(StreamStage)));
+  owned.push_back(stream), owned.push_back(d_cursor), owned.push_back(d_base), owned.push_back(d_stages);
+  CHECK_CUDA(cudaMemcpy(d_base, base.data(), grid * sizeof(size_t), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_stages, stages.data(), stages.size() * sizeof(StreamStage), cudaMemcpyHostToDevice));
+  cursor = base;
+  for (size_t s = 0; s < stages.size(); ++s) {
+    CHECK_CUDA(cudaMemcpy(d_cursor, cursor.data(), grid * sizeof(size_t), cudaMemcpyHostToDevice));
+    pack_stage<<<grid, 256>>>(*matrices[s], stages[s].pair, stream, d_cursor);
+    CHECK_CUDA(cudaGetLastError());
+    for (int b = 0; b < grid; ++b) cursor[b] += stage_stream_bytes(stages[s], b, grid);
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return {d_stages, static_cast<int>(stages.size()), stream, d_base};
+}
+
 // The CPU value of row group `g` of the check GEMV: the same int8 input
 // (quantized on the host exactly as form_input does) in double.
 double cpu_row(const std::vector<int8_t>& qs, const std::vector<__half>& d, const std::vector<int8_t>& xq,
@@ -431,7 +798,7 @@ double cpu_row(const std::vector<int8_t>& qs, const std::vector<__half>& d, cons
 
 // Worst relative error of the GEMV stage (plain and pairs) against the CPU on
 // random inputs, over the grid the step uses.
-double check_gemv(int grid, int rows, int k, uint32_t seed) {
+double check_gemv(int grid, int stream_grid, int rows, int k, uint32_t seed) {
   std::vector<void*> owned;
   const Matrix m = make_matrix(rows, k, seed, owned);
   std::vector<float> x(k);
@@ -456,8 +823,15 @@ double check_gemv(int grid, int rows, int k, uint32_t seed) {
   float* dxd = make_floats(k / 32, 0.0f, owned);
   CHECK_CUDA(cudaMemcpy(dxd, xd.data(), xd.size() * sizeof(float), cudaMemcpyHostToDevice));
   double worst = 0.0;
-  for (const bool pair : {false, true}) {
-    gemv_check_kernel<<<grid, kThreads>>>(m, dxq, dxd, dy, pair);
+  for (const bool pair : {false, true})
+    for (const bool streamed : {false, true}) {
+    CHECK_CUDA(cudaMemset(dy, 0xff, rows * sizeof(float)));  // NaN where a row is not written
+    if (streamed) {
+      const StreamParams sp = build_stream({{rows, k, pair}}, {&m}, stream_grid, owned);
+      streamed_check_kernel<<<stream_grid, kStreamThreads + 32, kStreamSmemBytes>>>(sp, dxq, dxd, dy);
+    } else {
+      gemv_check_kernel<<<grid, kThreads>>>(m, dxq, dxd, dy, pair);
+    }
     CHECK_CUDA(cudaGetLastError());
     std::vector<float> y(rows);
     CHECK_CUDA(cudaMemcpy(y.data(), dy, rows * sizeof(float), cudaMemcpyDeviceToHost));
@@ -472,7 +846,8 @@ double check_gemv(int grid, int rows, int k, uint32_t seed) {
       }
       scale = std::max(scale, std::fabs(want[g]));
     }
-    for (size_t g = 0; g < want.size(); ++g) worst = std::max(worst, std::fabs(y[g] - want[g]) / scale);
+    for (size_t g = 0; g < want.size(); ++g)
+      worst = std::isfinite(y[g]) ? std::max(worst, std::fabs(y[g] - want[g]) / scale) : INFINITY;
   }
   for (void* p : owned) CHECK_CUDA(cudaFree(p));
   return worst;
@@ -494,6 +869,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "persistent_step: unknown shape '%s' (0.6b, 1.7b or 8b)\n", want.c_str());
     return 2;
   }
+  if (std::max({shape->d, shape->q(), shape->f}) > kMaxK) {
+    std::fprintf(stderr, "persistent_step: qwen3-%s has GEMV inputs longer than PS_MAX_K=%d\n", shape->name, kMaxK);
+    return 2;
+  }
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   int per_sm = 0;
@@ -503,11 +882,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int grid = prop.multiProcessorCount * std::min(per_sm, kBlocksPerSm);
+  // The streamed kernels: one block an SM, the largest shared memory (the
+  // ring is most of it).
+  const int stream_grid = prop.multiProcessorCount;
+  for (const void* fn : {reinterpret_cast<const void*>(streamed_step_kernel), reinterpret_cast<const void*>(streamed_check_kernel)})
+    CHECK_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(prop.sharedMemPerBlockOptin)));
 
   // The GEMV stage first: Q/K/V-like (few warps a row group) and down-like
   // (split over a block's warps) shapes, plain and pairs, fresh seeds.
   const uint32_t seed = static_cast<uint32_t>(time(nullptr));
-  const double err = std::max(check_gemv(grid, 4096, 1024, seed), check_gemv(grid, 1024, 3072, seed + 1));
+  const double err = std::max(check_gemv(grid, stream_grid, 4096, 1024, seed), check_gemv(grid, stream_grid, 1024, 3072, seed + 1));
   const double tolerance = 1e-4;  // f32 sums of exact int32 block dots (and __expf) against double
 
   std::vector<void*> owned;
@@ -547,39 +932,69 @@ int main(int argc, char** argv) {
   p.n_head = shape->n_head;
   p.n_kv = shape->n_kv;
 
+  // The streamed step's weights: the same matrices, packed into block streams.
+  std::vector<const Matrix*> stage_matrices;
+  for (const Layer& L : layers)
+    for (const Matrix* m : {&L.qkv, &L.o, &L.gate_up, &L.down}) stage_matrices.push_back(m);
+  stage_matrices.push_back(&logits_w);
+  const StreamParams sp = build_stream(stream_stages(*shape), stage_matrices, stream_grid, owned);
+
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreate(&stream));
   unsigned epoch = 0;
-  const unsigned per_launch = static_cast<unsigned>(barriers_per_step(shape->layers)) * grid;
   auto launch = [&](int mode) {
+    const bool streamed = mode == kStreamed;
+    const int blocks = streamed ? stream_grid : grid;
     p.mode = mode;
     p.epoch = epoch;
-    epoch += per_launch;
-    void* args[] = {&p};
-    CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(step_kernel), grid, kThreads, args, 0, stream));
+    epoch += static_cast<unsigned>(barriers_per_step(shape->layers)) * blocks;
+    if (streamed) {
+      StreamParams spl = sp;
+      void* args[] = {&p, &spl};
+      CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(streamed_step_kernel), blocks, kStreamThreads + 32,
+                                             args, kStreamSmemBytes, stream));
+    } else {
+      void* args[] = {&p};
+      CHECK_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(step_kernel), blocks, kThreads, args, 0, stream));
+    }
   };
-  // The same logits from both GEMV modes, from the same starting h.
+  // The same logits from the three GEMV modes, from the same starting h; the
+  // streamed step's (other summation order, so int8 roundings of the
+  // intermediate vectors may differ) within a tolerance of them.
   std::vector<float> h0(shape->d, 0.5f);
-  std::vector<float> logits[4];
-  for (int mode : {kPersistent, kPrefetch, kPreload}) {
+  std::vector<float> logits[5];
+  for (int mode : {kPersistent, kPrefetch, kPreload, kStreamed}) {
     CHECK_CUDA(cudaMemcpy(p.h, h0.data(), h0.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(p.logits, 0xff, shape->vocab * sizeof(float)));
     launch(mode);
     CHECK_CUDA(cudaStreamSynchronize(stream));
     logits[mode].resize(shape->vocab);
     CHECK_CUDA(cudaMemcpy(logits[mode].data(), p.logits, shape->vocab * sizeof(float), cudaMemcpyDeviceToHost));
   }
   bool finite = true;
-  for (float v : logits[0]) finite = finite && std::isfinite(v);
+  for (int mode : {kPersistent, kStreamed})
+    for (float v : logits[mode]) finite = finite && std::isfinite(v);
   const size_t logit_bytes = shape->vocab * sizeof(float);
   const bool same = std::memcmp(logits[kPersistent].data(), logits[kPrefetch].data(), logit_bytes) == 0 &&
                     std::memcmp(logits[kPersistent].data(), logits[kPreload].data(), logit_bytes) == 0;
+  double logit_scale = 1e-30, streamed_diff = 0.0;
+  for (int i = 0; i < shape->vocab; ++i) {
+    logit_scale = std::max(logit_scale, static_cast<double>(std::fabs(logits[kPersistent][i])));
+    const double diff = std::fabs(static_cast<double>(logits[kStreamed][i]) - logits[kPersistent][i]);
+    streamed_diff = std::isfinite(diff) ? std::max(streamed_diff, diff) : INFINITY;
+  }
+  const double streamed_rel = streamed_diff / logit_scale;
+  // A few int8 roundings of intermediate vectors flip over the layers (up to
+  // 0.02 of the largest logit measured on the Qwen3 shapes); a wrong tile
+  // or a stale slot moves them by their whole size.
+  const double streamed_tolerance = 5e-2;
 
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
   constexpr int kSteps = 20;
-  float us[4];
-  for (int mode : {kPersistent, kPrefetch, kStagesOnly, kPreload}) {
+  float us[5];
+  for (int mode : {kPersistent, kPrefetch, kStagesOnly, kPreload, kStreamed}) {
     for (int i = 0; i < 3; ++i) launch(mode);
     std::vector<float> runs;
     for (int r = 0; r < 7; ++r) {
@@ -598,10 +1013,13 @@ int main(int argc, char** argv) {
       "\"weight_bytes\": %zu, \"gemv_check_worst_rel_err\": %.3g, \"gemv_check_tolerance\": %.1g, "
       "\"logits_finite\": %s, \"modes_same_logits\": %s, \"persistent_us\": %.2f, "
       "\"persistent_prefetch_us\": %.2f, \"persistent_preload_us\": %.2f, \"stages_only_us\": %.2f, "
-      "\"persistent_tb_s\": %.3f}\n",
+      "\"persistent_tb_s\": %.3f, \"streamed_consumer_warps\": %d, \"streamed_slots\": %d, \"streamed_slot_bytes\": %d, "
+      "\"streamed_logits_rel_diff\": %.3g, \"streamed_logits_tolerance\": %.1g, \"streamed_us\": %.2f, "
+      "\"streamed_tb_s\": %.3f}\n",
       shape->name, prop.multiProcessorCount, grid, kThreads, barriers_per_step(shape->layers), weight_bytes, err,
       tolerance, finite ? "true" : "false", same ? "true" : "false", us[kPersistent], us[kPrefetch], us[kPreload], us[kStagesOnly],
-      weight_bytes / (us[kPersistent] * 1e-6) / 1e12);
+      weight_bytes / (us[kPersistent] * 1e-6) / 1e12, kStreamWarps, kSlots, kSlotBytes, streamed_rel, streamed_tolerance,
+      us[kStreamed], weight_bytes / (us[kStreamed] * 1e-6) / 1e12);
   for (void* ptr : owned) CHECK_CUDA(cudaFree(ptr));
-  return err <= tolerance && finite && same ? 0 : 1;
+  return err <= tolerance && finite && same && streamed_rel <= streamed_tolerance ? 0 : 1;
 }
