@@ -335,9 +335,10 @@ __device__ void prefetch_stage(const Matrix& m) {
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(m.d + row * (m.k / 32)), "r"(m.k / 16) : "memory");
 }
 
-// Attention stand-in: one warp a query head (see the header).
-__device__ void attention_stand_in(const StepParams& p) {
-  const int warp = blockIdx.x * kWarps + threadIdx.x / 32, lane = threadIdx.x % 32;
+// Attention stand-in: one warp a query head (see the header), over the
+// first warps_a_block warps of every block.
+__device__ void attention_stand_in(const StepParams& p, int warps_a_block = kWarps) {
+  const int warp = blockIdx.x * warps_a_block + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp >= p.n_head) return;
   const int q_dim = p.n_head * kHeadDim, kv_dim = p.n_kv * kHeadDim;
   const int kvh = warp / (p.n_head / p.n_kv);
@@ -610,95 +611,80 @@ __device__ void consume_stage(const StreamStage st, Ring& ring, const int8_t* xq
   }
 }
 
-// Attention stand-in over the consumer warps of the grid.
-__device__ void attention_stand_in_by(const StepParams& p, int warps_a_block) {
-  const int warp = blockIdx.x * warps_a_block + threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (warp >= p.n_head) return;
-  const int q_dim = p.n_head * kHeadDim, kv_dim = p.n_kv * kHeadDim;
-  const int kvh = warp / (p.n_head / p.n_kv);
-  const float4 q = __ldcg(reinterpret_cast<const float4*>(p.qkv + warp * kHeadDim) + lane);
-  const float4 k = __ldcg(reinterpret_cast<const float4*>(p.qkv + q_dim + kvh * kHeadDim) + lane);
-  const float4 v = __ldcg(reinterpret_cast<const float4*>(p.qkv + q_dim + kv_dim + kvh * kHeadDim) + lane);
-  const float s = warp_sum(q.x * k.x + q.y * k.y + q.z * k.z + q.w * k.w);
-  const float w = 1.0f / (1.0f + __expf(-s * 1e-3f));
-  reinterpret_cast<float4*>(p.attn + warp * kHeadDim)[lane] = make_float4(v.x * w, v.y * w, v.z * w, v.w * w);
-}
-
 // Shared memory of the streamed step: the ring, its barriers, the int8 input
 // and the norm's partial sums.
 constexpr size_t kStreamSmemBytes =
     static_cast<size_t>(kSlots) * kSlotBytes + 2 * kSlots * sizeof(uint64_t) + kMaxK + kMaxK / 32 * sizeof(float) + 32 * sizeof(float);
 
-__global__ void __launch_bounds__(kStreamThreads + 32, 1) streamed_step_kernel(const StepParams p, const StreamParams sp) {
-  extern __shared__ __align__(128) char smem[];
+// A streamed block's shared memory, carved: the ring, its barriers, the
+// int8 input and the norm's partial sums.
+struct StreamBlock {
   Ring ring;
-  ring.slots = smem;
-  ring.full = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(kSlots) * kSlotBytes);
-  ring.empty = ring.full + kSlots;
-  int8_t* xq = reinterpret_cast<int8_t*>(ring.empty + kSlots);
-  float* xd = reinterpret_cast<float*>(xq + kMaxK);
-  float* red = xd + kMaxK / 32;
+  int8_t* xq;
+  float* xd;
+  float* red;
+};
+
+// Carves the shared memory and initializes the ring's barriers; the producer
+// warp then streams the step's tiles and gets false, the consumers get true.
+__device__ bool start_streamed_block(char* smem, const StreamParams& sp, StreamBlock& b) {
+  b.ring.slots = smem;
+  b.ring.full = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(kSlots) * kSlotBytes);
+  b.ring.empty = b.ring.full + kSlots;
+  b.xq = reinterpret_cast<int8_t*>(b.ring.empty + kSlots);
+  b.xd = reinterpret_cast<float*>(b.xq + kMaxK);
+  b.red = b.xd + kMaxK / 32;
   if (threadIdx.x == 0)
     for (int s = 0; s < kSlots; ++s) {
-      lanec::kernels::bulk::init(&ring.full[s], 1);
-      lanec::kernels::bulk::init(&ring.empty[s], kStreamWarps);
+      lanec::kernels::bulk::init(&b.ring.full[s], 1);
+      lanec::kernels::bulk::init(&b.ring.empty[s], kStreamWarps);
     }
   __syncthreads();
-  if (threadIdx.x >= kStreamThreads) {  // the producer warp
-    if (threadIdx.x == kStreamThreads) produce_stream(sp, ring);
-    return;
-  }
+  if (threadIdx.x < kStreamThreads) return true;
+  if (threadIdx.x == kStreamThreads) produce_stream(sp, b.ring);
+  return false;
+}
+
+__global__ void __launch_bounds__(kStreamThreads + 32, 1) streamed_step_kernel(const StepParams p, const StreamParams sp) {
+  extern __shared__ __align__(128) char smem[];
+  StreamBlock b;
+  if (!start_streamed_block(smem, sp, b)) return;
+  Ring& ring = b.ring;
+  int8_t* xq = b.xq;
+  float *xd = b.xd, *red = b.red;
   const ConsumerSync sync;
   unsigned target = p.epoch;
   const int d = p.layers[0].qkv.k, q_dim = p.layers[0].o.k, f = p.layers[0].down.k;
   int s = 0;
+  // The next GEMV stage on x (normed by g when non-null), into y (+ residual).
+  auto gemv = [&](const float* x, const float* g, int n, float* y, const float* residual) {
+    form_input_by<kStreamThreads>(x, g, n, xq, xd, red, sync);
+    consume_stage(sp.stages[s++], ring, xq, xd, y, residual);
+    grid_barrier(p.counter, target, sync);
+  };
   for (int l = 0; l < p.n_layers; ++l) {
     const Layer& L = p.layers[l];
-    form_input_by<kStreamThreads>(p.h, L.attn_norm, d, xq, xd, red, sync);
-    consume_stage(sp.stages[s++], ring, xq, xd, p.qkv, nullptr);
+    gemv(p.h, L.attn_norm, d, p.qkv, nullptr);
+    attention_stand_in(p, kStreamWarps);
     grid_barrier(p.counter, target, sync);
-    attention_stand_in_by(p, kStreamWarps);
-    grid_barrier(p.counter, target, sync);
-    form_input_by<kStreamThreads>(p.attn, nullptr, q_dim, xq, xd, red, sync);
-    consume_stage(sp.stages[s++], ring, xq, xd, p.h, p.h);
-    grid_barrier(p.counter, target, sync);
-    form_input_by<kStreamThreads>(p.h, L.ffn_norm, d, xq, xd, red, sync);
-    consume_stage(sp.stages[s++], ring, xq, xd, p.act, nullptr);
-    grid_barrier(p.counter, target, sync);
-    form_input_by<kStreamThreads>(p.act, nullptr, f, xq, xd, red, sync);
-    consume_stage(sp.stages[s++], ring, xq, xd, p.h, p.h);
-    grid_barrier(p.counter, target, sync);
+    gemv(p.attn, nullptr, q_dim, p.h, p.h);
+    gemv(p.h, L.ffn_norm, d, p.act, nullptr);
+    gemv(p.act, nullptr, f, p.h, p.h);
   }
-  form_input_by<kStreamThreads>(p.h, p.out_norm, d, xq, xd, red, sync);
-  consume_stage(sp.stages[s++], ring, xq, xd, p.logits, nullptr);
-  grid_barrier(p.counter, target, sync);
+  gemv(p.h, p.out_norm, d, p.logits, nullptr);
 }
 
 // One streamed stage alone, on an int8 input quantized by the host.
 __global__ void __launch_bounds__(kStreamThreads + 32, 1) streamed_check_kernel(const StreamParams sp, const int8_t* x_qs,
                                                                                 const float* x_d, float* y) {
   extern __shared__ __align__(128) char smem[];
-  Ring ring;
-  ring.slots = smem;
-  ring.full = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(kSlots) * kSlotBytes);
-  ring.empty = ring.full + kSlots;
-  int8_t* xq = reinterpret_cast<int8_t*>(ring.empty + kSlots);
-  float* xd = reinterpret_cast<float*>(xq + kMaxK);
-  if (threadIdx.x == 0)
-    for (int s = 0; s < kSlots; ++s) {
-      lanec::kernels::bulk::init(&ring.full[s], 1);
-      lanec::kernels::bulk::init(&ring.empty[s], kStreamWarps);
-    }
-  __syncthreads();
-  if (threadIdx.x >= kStreamThreads) {
-    if (threadIdx.x == kStreamThreads) produce_stream(sp, ring);
-    return;
-  }
+  StreamBlock b;
+  if (!start_streamed_block(smem, sp, b)) return;
   const StreamStage st = sp.stages[0];
-  for (int i = threadIdx.x; i < st.k; i += kStreamThreads) xq[i] = x_qs[i];
-  for (int i = threadIdx.x; i < st.k / 32; i += kStreamThreads) xd[i] = x_d[i];
+  for (int i = threadIdx.x; i < st.k; i += kStreamThreads) b.xq[i] = x_qs[i];
+  for (int i = threadIdx.x; i < st.k / 32; i += kStreamThreads) b.xd[i] = x_d[i];
   ConsumerSync{}();
-  consume_stage(st, ring, xq, xd, y, nullptr);
+  consume_stage(st, b.ring, b.xq, b.xd, y, nullptr);
 }
 
 int barriers_per_step(int layers) { return 5 * layers + 1; }
