@@ -21,6 +21,7 @@
 #include <string>
 
 #include "lib/gguf/ggml_types.h"
+#include "rules/gemv_query.h"
 #include "rules/rule.h"
 
 namespace lanec {
@@ -31,16 +32,10 @@ constexpr int kRowLoopMaxChunksPerLane = 2;
 constexpr int64_t kRowLoopMinWaves = 4;
 
 // One GEMV launch as the rule sees it, with the parameters chosen before.
-struct RowLoopQuery {
-  int sms = 0;
-  int warps_per_sm = 0;           // resident warps an SM (resident_warps_per_sm)
-  GgmlType format = GgmlType::F32;
-  bool int8_activations = false;  // one- or two-word
-  bool swiglu = false;
+struct RowLoopQuery : GemvQuery {
+  int warps_per_sm = 0;  // resident warps an SM (resident_warps_per_sm)
   bool staged = false;
   int n_parts = 1;
-  int64_t rows = 0;
-  int64_t k = 0;
   int rows_per_warp = 1;
   int split_k = 1;
 };

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "lib/gguf/ggml_types.h"
+#include "rules/gemv_query.h"
 #include "rules/rule.h"
 
 namespace lanec {
@@ -31,16 +32,10 @@ std::unique_ptr<FusionRule> make_staged_weights_rule();
 constexpr int64_t kStagedMaxBytes = int64_t{8} << 20;
 
 // One GEMV launch as the rule sees it.
-struct StagedWeightsQuery {
-  int arch_number = 0;          // 90 for sm_90
-  int sms = 0;
+struct StagedWeightsQuery : GemvQuery {
+  int arch_number = 0;  // 90 for sm_90
   int smem_kib_per_block = 0;
-  GgmlType format = GgmlType::F32;
-  bool int8_activations = false;  // one- or two-word
-  bool swiglu = false;
   bool reads_attention_output = false;
-  int64_t rows = 0;             // over all parts
-  int64_t k = 0;
   int register_split_k = 1;     // the register GEMV's split (choose_gemv_split_k)
 };
 

@@ -141,19 +141,25 @@ class Sizer {
     }
   }
 
-  // staged_weights: the staged kernel's split and rows a warp replace the
-  // register GEMV's where the rule fires.
-  void choose_staging(Launch& l, GemvLaunch& p, int64_t rows) {
-    StagedWeightsQuery q;
-    q.arch_number = knobs_.arch_number();
+  // What the launch-stage GEMV rules ask of every GEMV launch.
+  GemvQuery gemv_query(const GemvLaunch& p, int64_t rows) const {
+    GemvQuery q;
     q.sms = knobs_.chip.sms;
-    q.smem_kib_per_block = knobs_.chip.smem_kib_per_block;
     q.format = p.format;
     q.int8_activations = p.numerics != GemvNumerics::f32;
     q.swiglu = p.swiglu;
-    q.reads_attention_output = attention_outputs_.count(q.int8_activations ? p.x_q8 : p.x) > 0;
     q.rows = rows;
     q.k = p.k;
+    return q;
+  }
+
+  // staged_weights: the staged kernel's split and rows a warp replace the
+  // register GEMV's where the rule fires.
+  void choose_staging(Launch& l, GemvLaunch& p, int64_t rows) {
+    StagedWeightsQuery q{gemv_query(p, rows)};
+    q.arch_number = knobs_.arch_number();
+    q.smem_kib_per_block = knobs_.chip.smem_kib_per_block;
+    q.reads_attention_output = attention_outputs_.count(q.int8_activations ? p.x_q8 : p.x) > 0;
     q.register_split_k = p.split_k;
     const StagedWeightsChoice choice = choose_staged_weights(q);
     if (choice.declined) {
@@ -169,16 +175,10 @@ class Sizer {
 
   // row_loop: after the split and the staged kernel, which it needs settled.
   void choose_row_loop(Launch& l, GemvLaunch& p, int64_t rows) {
-    RowLoopQuery q;
-    q.sms = knobs_.chip.sms;
+    RowLoopQuery q{gemv_query(p, rows)};
     q.warps_per_sm = resident_warps_per_sm(knobs_.arch_number());
-    q.format = p.format;
-    q.int8_activations = p.numerics != GemvNumerics::f32;
-    q.swiglu = p.swiglu;
     q.staged = p.staged;
     q.n_parts = static_cast<int>(p.parts.size());
-    q.rows = rows;
-    q.k = p.k;
     q.rows_per_warp = p.rows_per_warp;
     q.split_k = p.split_k;
     const RowLoopChoice choice = lanec::choose_row_loop(q);

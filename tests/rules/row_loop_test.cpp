@@ -4,19 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include "rules/row_loop.h"
+#include "tests/rules/rule_fixtures.h"
 
 namespace lanec {
 namespace {
 
 // A logits GEMV of rows x k on an H200 (132 SMs of 64 warps), int8 activations.
 RowLoopQuery logits(int64_t rows, int64_t k) {
-  RowLoopQuery q;
-  q.sms = 132;
+  RowLoopQuery q{test::h200_q8_gemv(rows, k)};
   q.warps_per_sm = 64;
-  q.format = GgmlType::Q8_0;
-  q.int8_activations = true;
-  q.rows = rows;
-  q.k = k;
   return q;
 }
 

@@ -12,8 +12,21 @@
 #include "lib/plan/fused_graph.h"
 #include "lib/plan/rewrite.h"
 #include "lib/plan/rule_tally.h"
+#include "rules/gemv_query.h"
 
 namespace lanec::test {
+
+// A q8_0 GEMV of rows x k with int8 activations on an H200's 132 SMs, as
+// the launch-stage GEMV rules see it.
+inline GemvQuery h200_q8_gemv(int64_t rows, int64_t k) {
+  GemvQuery q;
+  q.sms = 132;
+  q.format = GgmlType::Q8_0;
+  q.int8_activations = true;
+  q.rows = rows;
+  q.k = k;
+  return q;
+}
 
 struct RuleRun {
   Graph graph;

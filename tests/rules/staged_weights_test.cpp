@@ -5,6 +5,7 @@
 
 #include "lib/plan/size.h"
 #include "rules/staged_weights.h"
+#include "tests/rules/rule_fixtures.h"
 
 namespace lanec {
 namespace {
@@ -12,15 +13,10 @@ namespace {
 // An output projection of rows x k after the attention on an H200, with the
 // register GEMV's split the planner would give it.
 StagedWeightsQuery output_projection(int64_t rows, int64_t k) {
-  StagedWeightsQuery q;
+  StagedWeightsQuery q{test::h200_q8_gemv(rows, k)};
   q.arch_number = 90;
-  q.sms = 132;
   q.smem_kib_per_block = 227;
-  q.format = GgmlType::Q8_0;
-  q.int8_activations = true;
   q.reads_attention_output = true;
-  q.rows = rows;
-  q.k = k;
   q.register_split_k = choose_gemv_split_k(rows, 1, k, GgmlType::Q8_0, q.sms, resident_warps_per_sm(90));
   return q;
 }
