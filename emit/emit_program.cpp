@@ -296,6 +296,12 @@ class ProgramEmitter {
     return it->second;
   }
   std::string qs(const std::string& name) const { return ptr(name) + ".qs"; }
+  // The argmax key (gemv_argmax): an i32 [2] workspace held as one u64.
+  std::string key_ptr(const std::string& name) const {
+    const Buffer& b = buf(name);
+    LANEC_ASSERT(b.type == GgmlType::I32 && b.elements == 2, name + " is not the argmax key's i32 [2] workspace");
+    return "reinterpret_cast<unsigned long long*>(" + ptr(name) + ")";
+  }
   std::string qd(const std::string& name) const { return ptr(name) + ".d"; }
   std::string f32_ptr(const std::string& name) const {
     if (name.empty()) return "nullptr";
@@ -552,6 +558,13 @@ class ProgramEmitter {
       o << "    p.x = " << f32_ptr(g.x) << ";\n";
     }
     o << "    p.split_k = " << g.split_k << ";\n";
+    const bool argmax = !g.argmax_key.empty();  // gemv_argmax: the blocks fold the greedy winner
+    if (argmax) {
+      if (g.staged || g.swiglu || g.parts.size() != 1)
+        throw Error("launch " + l.name + ": the argmax fold takes one matrix in the register kernel or the row loop");
+      o << "    p.argmax_best = " << key_ptr(g.argmax_key) << ";\n";
+    }
+    const std::string argmax_arg = argmax ? ", true" : "";
     // kernels/gemv.cuh's Activation enumerators carry the numerics' names.
     if (g.staged) {  // staged_weights: kernels/gemv_staged.cuh
       launch_call("launch_gemv_staged<Activation::" + std::string(gemv_numerics_name(g.numerics)) + ", " +
@@ -560,11 +573,11 @@ class ProgramEmitter {
     }
     if (g.row_loop_chunks > 0) {  // row_loop: kernels/gemv.cuh
       launch_call("launch_gemv_row_loop<" + weight_format(g.format) + ", Activation::" +
-                  gemv_numerics_name(g.numerics) + ", " + std::to_string(g.row_loop_chunks) + ">");
+                  gemv_numerics_name(g.numerics) + ", " + std::to_string(g.row_loop_chunks) + argmax_arg + ">");
       return;
     }
     launch_call("launch_gemv<" + weight_format(g.format) + ", Activation::" + gemv_numerics_name(g.numerics) +
-                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + ">");
+                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + argmax_arg + ">");
   }
 
   void emit(const Launch& l, const RopeLaunch& r) {
@@ -647,10 +660,16 @@ class ProgramEmitter {
     o << "    p.n_head = " << a.n_head << ";\n";
     o << "    p.n_kv_head = " << a.n_kv_head << ";\n";
     o << "    p.n_ctx = " << a.n_ctx << ";\n";
-    o << "    p.n_split = " << a.n_split << ";\n";
     // Where more than one cluster of splits can be in use, long-context steps
-    // merge the clusters in a launch of their own (kernels/attention.cuh).
-    if (a.n_split > kernels::kAttnClusterSplits) o << "    p.merge_launch = long_context ? 1 : 0;\n";
+    // merge the clusters in a launch of their own (kernels/attention.cuh),
+    // and short-context steps launch only the one cluster they use.
+    if (a.n_split > kernels::kAttnClusterSplits) {
+      o << "    p.n_split = long_context ? " << a.n_split << " : lanec::runtime::short_context_splits(" << a.n_split
+        << ");\n";
+      o << "    p.merge_launch = long_context ? 1 : 0;\n";
+    } else {
+      o << "    p.n_split = " << a.n_split << ";\n";
+    }
     auto call = [&](int heads_per_block) {
       return "launch_attention<" + std::to_string(a.head_dim) + ", " + prec + ", " + std::to_string(heads_per_block) + ">";
     };
@@ -688,13 +707,18 @@ class ProgramEmitter {
   void emit(const Launch&, const ArgmaxLaunch& a) {
     auto& o = out_;
     o << "    ArgmaxParams p{};\n";
-    o << "    p.logits = " << f32_ptr(a.logits) << ";\n";
+    if (a.key.empty()) o << "    p.logits = " << f32_ptr(a.logits) << ";\n";  // the finish form reads no logits
     o << "    p.token = " << ptr(a.token) << ";\n";
     o << "    p.pos = " << ptr(a.pos) << ";\n";
     o << "    p.ring = b.decode_ring;\n";
     o << "    p.ring_count = b.decode_ring_count;\n";
     o << "    p.n_vocab = " << a.n_vocab << ";\n";
     o << "    p.ring_capacity = " << kRingCapacity << ";\n";
+    if (!a.key.empty()) {  // gemv_argmax: the finish form reads the logits GEMV's key
+      o << "    p.best = " << key_ptr(a.key) << ";\n";
+      launch_call("launch_argmax");
+      return;
+    }
     o << "    p.n_blocks = " << a.n_blocks << ";\n";
     o << "    p.block_value = " << f32_ptr(a.block_value) << ";\n";
     o << "    p.block_index = " << ptr(a.block_index) << ";\n";

@@ -9,6 +9,12 @@
 // finish (atomic counter) reduces the n_blocks winners, does the advance and
 // sets the counter back to zero, so the next replay of the graph starts from
 // zero again (the program zero-fills its buffers once, at allocation).
+//
+// Finish form (rule gemv_argmax, p.best set): the logits GEMV has already
+// folded every block's winner into one 64-bit key (argmax_key, atomicMax;
+// kernels/gemv.cuh's Argmax forms), so the launch is one thread that decodes
+// the key, does the advance and sets the key back to zero for the next
+// replay: the logits are not read again.
 #pragma once
 
 #include "common.cuh"
@@ -28,7 +34,27 @@ struct ArgmaxParams {
   float* block_value;   // workspace [n_blocks]: each block's largest logit (n_blocks > 1 only)
   int* block_index;     // workspace [n_blocks]: its lowest index (n_vocab: none)
   int* done;            // workspace [1]: blocks finished this launch; zero between launches
+  unsigned long long* best;  // finish form: the GEMV's folded key (argmax_key); zero between launches.
+                             // nullptr: the kernel reduces the logits itself
 };
+
+// The greedy order as one unsigned 64-bit key, so atomicMax picks the
+// winner: the value's bits made monotonic in the high word (-0 counts as +0,
+// as the float comparison does), the complement of the index in the low word
+// (the lowest index wins a tie). NaN gives 0, below every other key, so it
+// never wins; 0 also stands for "no key yet".
+__device__ __forceinline__ unsigned long long argmax_key(float v, int index) {
+  if (v != v) return 0ull;
+  if (v == 0.0f) v = 0.0f;
+  const unsigned u = __float_as_uint(v);
+  const unsigned ordered = (u & 0x80000000u) ? ~u : (u | 0x80000000u);  // -inf gives 0x007fffff, never 0
+  return (static_cast<unsigned long long>(ordered) << 32) | static_cast<unsigned>(~static_cast<unsigned>(index));
+}
+
+// The index a key stands for; `none` for key 0 (every logit NaN).
+__device__ __forceinline__ int argmax_key_index(unsigned long long key, int none) {
+  return key == 0ull ? none : static_cast<int>(~static_cast<unsigned>(key & 0xffffffffull));
+}
 
 // Thread mapping: block b of kArgmaxThreads threads takes the slice
 // [b*slice, (b+1)*slice) with slice = ceil(n_vocab / n_blocks) rounded up to
@@ -127,9 +153,19 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
   }
 }
 
+// Finish form: one thread (see the top of the file).
+__global__ void argmax_finish_kernel(const __grid_constant__ ArgmaxParams p) {
+  pdl_wait();  // the GEMV before has folded every block's key
+  const unsigned long long key = __ldcg(p.best);
+  argmax_advance(p, argmax_key_index(key, p.n_vocab));
+  *p.best = 0ull;  // ready for the next replay's GEMV
+}
+
 inline cudaError_t launch_argmax(const ArgmaxParams& p, cudaStream_t stream) {
-  if (p.n_vocab <= 0 || p.ring_capacity <= 0 || p.n_blocks < 1 || p.n_blocks > p.n_vocab) return invalid_launch();
-  if (!p.logits || !p.token || !p.pos || !p.ring || !p.ring_count) return invalid_launch();
+  if (p.n_vocab <= 0 || p.ring_capacity <= 0) return invalid_launch();
+  if (!p.token || !p.pos || !p.ring || !p.ring_count) return invalid_launch();
+  if (p.best != nullptr) return launch_kernel(argmax_finish_kernel, 1u, 1u, 0, stream, p);
+  if (p.n_blocks < 1 || p.n_blocks > p.n_vocab || !p.logits) return invalid_launch();
   if (p.n_blocks > 1 && (!p.block_value || !p.block_index || !p.done)) return invalid_launch();
   return launch_kernel(argmax_kernel, static_cast<unsigned>(p.n_blocks), kArgmaxThreads, 0, stream, p);
 }

@@ -17,6 +17,9 @@
 //   Swiglu:  parts[0] = gate, parts[1] = up (same rows); y0 = silu(g.x) * (u.x).
 //   bias:    per part, y += bias (before the SwiGLU when Swiglu).
 //   residual: per part, y = W x (+ bias) + residual (after the SwiGLU).
+//   Argmax:  one matrix (the logits): each block also folds its rows' greedy
+//            winner into *argmax_best (argmax.cuh argmax_key, atomicMax), so
+//            the argmax launch after it only finishes (rule gemv_argmax).
 // A null bias / residual pointer means "no such epilogue".
 // Launchers: launch_gemv (a warp a row group), launch_gemv_row_loop (one
 // matrix, a one-wave grid of warps each looping over rows) and, in
@@ -25,6 +28,7 @@
 
 #include <cstring>
 
+#include "argmax.cuh"
 #include "common.cuh"
 #include "limits.h"
 
@@ -63,6 +67,7 @@ struct GemvParams {
   const float* x_d;       // [k/32] int8 input block scales
   const int8_t* x_lo;     // [k] low words (Activation::int8x2); 16-byte aligned
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
+  unsigned long long* argmax_best;  // Argmax forms: the folded greedy key (argmax.cuh); zero before the launch
 };
 
 // Elements of x covered by one 16-byte chunk of a weight row.
@@ -324,14 +329,17 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
   return slice == 0 && lane == 0;
 }
 
-// sum_rows and the epilogue. All threads of the block call it.
+// sum_rows and the epilogue. All threads of the block call it. Returns the
+// greedy key (argmax_key) of the rows this thread stored, 0 where it stored
+// none (and with Swiglu).
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void finish_rows(const GemvParams& p,
-                                            const WarpRows<F, RowsPerWarp, Swiglu>& w,
-                                            float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
+__device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
+                                                          const WarpRows<F, RowsPerWarp, Swiglu>& w,
+                                                          float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   float acc[kRows];
-  if (!sum_rows<F, A, RowsPerWarp, Swiglu>(p, w, partial, acc)) return;
+  unsigned long long key = 0ull;
+  if (!sum_rows<F, A, RowsPerWarp, Swiglu>(p, w, partial, acc)) return key;
   const int* part_of = w.part_of;
   const int* local_row = w.local_row;
 
@@ -357,13 +365,31 @@ __device__ __forceinline__ void finish_rows(const GemvParams& p,
       if (pt.bias != nullptr) y += pt.bias[row];
       if (pt.residual != nullptr) y += pt.residual[row];
       pt.y[row] = y;
+      key = max(key, argmax_key(y, row));
     }
   }
+  return key;
+}
+
+// Folds the block's greedy keys (one a warp, in lane 0; 0 for none) into
+// *best: one barrier, and one atomic a block only where the block beats what
+// *best held when the block got there (its load is in flight during the
+// barrier), so most blocks of a tall grid add no atomic.
+__device__ __forceinline__ void fold_block_argmax(unsigned long long* best, unsigned long long warp_key) {
+  __shared__ unsigned long long warp_keys[kGemvMaxWarps];
+  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+  const unsigned long long seen = leader ? __ldcg(best) : 0ull;
+  if (threadIdx.x == 0) warp_keys[threadIdx.y] = warp_key;
+  __syncthreads();
+  if (!leader) return;
+  unsigned long long block_key = 0ull;
+  for (unsigned w = 0; w < blockDim.y; ++w) block_key = max(block_key, warp_keys[w]);
+  if (block_key > seen) atomicMax(best, block_key);
 }
 
 }  // namespace gemv_detail
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false>
 __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
@@ -373,6 +399,7 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
                 "int8 activations are only paired with q8_0_split weights (dp4a on both int8 operands)");
   static_assert(RowsPerWarp == 1 || RowsPerWarp == 2 || RowsPerWarp == 4,
                 "rows per warp must be 1, 2 or 4 (the accumulators live in registers)");
+  static_assert(!(Argmax && Swiglu), "the argmax fold takes one matrix's rows");
   __shared__ float partial[kGemvMaxWarps][gemv_detail::WarpRows<F, RowsPerWarp, Swiglu>::kRows];
   gemv_detail::WarpRows<F, RowsPerWarp, Swiglu> rows;
 #if LANEC_GEMV_PRELOAD
@@ -383,7 +410,8 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
+  const unsigned long long key = gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
+  if constexpr (Argmax) gemv_detail::fold_block_argmax(p.argmax_best, key);
 }
 
 // ---- row loop (rule row_loop: tall single matrices) ------------------------------
@@ -413,8 +441,10 @@ __device__ __forceinline__ void load_row_chunks(const GemvParams& p, int row, in
 
 }  // namespace gemv_detail
 
-template <WeightFormat F, Activation A, int C>
-__global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
+namespace gemv_detail {
+
+template <WeightFormat F, Activation A, int C, bool Argmax>
+__device__ __forceinline__ void row_loop(const GemvParams& p) {
   static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of two rows");
   const GemvPart& pt = p.parts[0];
   const int lane = threadIdx.x;
@@ -424,6 +454,11 @@ __global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::WChunk cur[C];
   if (row < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row, lane, n_chunks, cur);  // constants: before the wait
   pdl_wait();
+  // Argmax: this warp's winner so far, in lane 0 (the first non-NaN row, then
+  // only a larger value: rows rise, so a tie keeps the lower). Two registers
+  // in the loop, where a running 64-bit key took twelve more (ptxas).
+  float best_value = 0.0f;
+  int best_row = -1;
   for (; row < pt.rows; row += stride) {
     gemv_detail::WChunk next[C];
     if (row + stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + stride, lane, n_chunks, next);
@@ -438,15 +473,38 @@ __global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
       if (pt.bias != nullptr) acc += pt.bias[row];
       if (pt.residual != nullptr) acc += pt.residual[row];
       pt.y[row] = acc;
+      if constexpr (Argmax) {
+        if (best_row < 0 ? acc == acc : acc > best_value) {
+          best_value = acc;
+          best_row = row;
+        }
+      }
     }
 #pragma unroll
     for (int j = 0; j < C; ++j) cur[j] = next[j];
   }
+  if constexpr (Argmax) fold_block_argmax(p.argmax_best, best_row < 0 ? 0ull : argmax_key(best_value, best_row));
+}
+
+}  // namespace gemv_detail
+
+template <WeightFormat F, Activation A, int C>
+__global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
+  gemv_detail::row_loop<F, A, C, false>(p);
+}
+
+// The Argmax form, held to the plain form's 48 registers at 2 chunks a lane
+// (5 blocks of 8 warps an SM): unbounded, its winner and fold took 60, which
+// holds 4. (A bound on the plain form changes its code: it stays unbounded.)
+template <WeightFormat F, Activation A, int C>
+__global__ void __launch_bounds__(kWarpSize* kGemvRowLoopWarps, C <= 2 ? 5 : 1)
+    gemv_row_loop_argmax_kernel(const __grid_constant__ GemvParams p) {
+  gemv_detail::row_loop<F, A, C, true>(p);
 }
 
 // The row loop over part 0 (n_parts 1, split_k 1): C must be the chunks a
 // lane of a row, ceil(k / chunk elements / 32).
-template <WeightFormat F, Activation A, int C>
+template <WeightFormat F, Activation A, int C, bool Argmax = false>
 cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
@@ -455,12 +513,14 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
   if (p.parts[0].rows <= 0 || !aligned16(p.parts[0].w) || p.parts[0].y == nullptr) return invalid_launch();
   if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
   if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
+  if (Argmax && p.argmax_best == nullptr) return invalid_launch();
   // One wave: as many blocks as the SMs hold, queried once for the current
   // device (an emitted program runs on one; host-side calls, legal during
   // stream capture).
+  constexpr auto kernel = Argmax ? gemv_row_loop_argmax_kernel<F, A, C> : gemv_row_loop_kernel<F, A, C>;
   static const int resident_blocks = [] {
     int per_sm = 0, device = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_row_loop_kernel<F, A, C>,
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                   kWarpSize * kGemvRowLoopWarps, 0);
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -469,20 +529,21 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
   const int needed = ceil_div(p.parts[0].rows, kGemvRowLoopWarps);
   const int grid = needed < resident_blocks ? needed : resident_blocks;
   const dim3 block(kWarpSize, kGemvRowLoopWarps);
-  return launch_kernel(gemv_row_loop_kernel<F, A, C>, static_cast<unsigned>(grid), block, 0, stream, p);
+  return launch_kernel(kernel, static_cast<unsigned>(grid), block, 0, stream, p);
 }
 
 // Row groups per block for a split: keeps blocks at 4..16 warps (8 measured
 // 1.8 % slower on Qwen3-8B, no faster on 0.6B; docs/performance.md).
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
   if (p.split_k < 1 || p.split_k > kGemvMaxWarps) return invalid_launch();
   if (p.n_parts < 1 || p.n_parts > kGemvMaxParts) return invalid_launch();
   if (Swiglu && (p.n_parts != 2 || p.parts[0].rows != p.parts[1].rows)) return invalid_launch();
+  if (Argmax && (Swiglu || p.n_parts != 1 || p.argmax_best == nullptr)) return invalid_launch();
   if (A == Activation::f32 ? !aligned16(p.x) : (!aligned16(p.x_qs) || p.x_d == nullptr)) return invalid_launch();
   if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
   int rows = 0;
@@ -495,7 +556,8 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream, p);
+  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, Argmax>, static_cast<unsigned>(grid), block, 0, stream,
+                       p);
 }
 
 }  // namespace lanec::kernels

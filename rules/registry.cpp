@@ -28,6 +28,7 @@
 #include "rules/embed_norm.h"
 #include "rules/strided_values.h"
 #include "rules/row_loop.h"
+#include "rules/gemv_argmax.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
 #include "rules/rope_parts.h"
@@ -65,6 +66,7 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_rows_a_warp_rule());
   rules.push_back(make_staged_weights_rule());
   rules.push_back(make_row_loop_rule());
+  rules.push_back(make_gemv_argmax_rule());
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_sequences_rule());

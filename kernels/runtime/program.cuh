@@ -174,9 +174,22 @@ inline double stddev(const std::vector<double>& v) {
 #ifndef LANEC_ATTN_MERGE_LAUNCH
 #define LANEC_ATTN_MERGE_LAUNCH 1
 #endif
+constexpr bool long_context_graph_built() {
+  return LANEC_ATTN_MERGE_LAUNCH && LANEC_ATTN_CLUSTER && kernels::kAttnClusterLevels;
+}
 inline int long_context_from(const ProgramSpec& spec) {
-  if (!LANEC_ATTN_MERGE_LAUNCH || !LANEC_ATTN_CLUSTER || !kernels::kAttnClusterLevels) return 0;
+  if (!long_context_graph_built()) return 0;
   return kernels::attention_clusters_from(spec.max_attention_splits);
+}
+
+// The splits an attention launch of the short-context graph takes. That
+// graph serves the lengths below long_context_from, where one cluster of
+// splits covers every key, so the plan's further grid rows would only launch
+// blocks that exit at once (Qwen3-0.6B: 1,024 blocks a launch, 128 of them
+// used; capped, +0.6 % a token, docs/performance.md). With one graph for
+// every length the plan's splits stay.
+constexpr int short_context_splits(int n_split) {
+  return long_context_graph_built() && n_split > kernels::kAttnClusterSplits ? kernels::kAttnClusterSplits : n_split;
 }
 
 // spec.step captured once as an instantiated graph.

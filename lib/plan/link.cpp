@@ -542,6 +542,7 @@ struct ParamText {
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
     if (l.staged) s += " staged";
     if (l.row_loop_chunks > 0) s += " row_loop=" + std::to_string(l.row_loop_chunks);
+    if (!l.argmax_key.empty()) s += " +argmax";
   }
   void operator()(const RopeLaunch& l) {
     s = std::string(l.neox ? "neox" : "norm") + " head_dim=" + std::to_string(l.head_dim) +
@@ -571,7 +572,8 @@ struct ParamText {
         (l.out.empty() && !l.out_q8.empty() ? " int8-only" : "");
   }
   void operator()(const ArgmaxLaunch& l) {
-    s = "n_vocab=" + std::to_string(l.n_vocab) + " n_blocks=" + std::to_string(l.n_blocks);
+    s = "n_vocab=" + std::to_string(l.n_vocab) +
+        (l.key.empty() ? " n_blocks=" + std::to_string(l.n_blocks) : std::string(" finish"));
   }
 };
 

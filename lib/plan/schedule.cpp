@@ -99,7 +99,11 @@ struct ReadsOf {
     push(r, l.q); push(r, l.k_cache); push(r, l.v_cache); push(r, l.pos);
   }
   void operator()(const ElementwiseLaunch& l) { push(r, l.a); push(r, l.b); }
-  void operator()(const ArgmaxLaunch& l) { push(r, l.logits); push(r, l.token); push(r, l.pos); }
+  void operator()(const ArgmaxLaunch& l) {
+    push(r, l.key.empty() ? l.logits : l.key);  // the finish form reads the GEMV's key, not the logits
+    push(r, l.token);
+    push(r, l.pos);
+  }
 };
 
 struct WritesOf {
@@ -109,6 +113,7 @@ struct WritesOf {
   void operator()(const QuantizeLaunch& l) { push(w, l.out_q8); }
   void operator()(const GemvLaunch& l) {
     for (const GemvPart& p : l.parts) push(w, p.y);
+    push(w, l.argmax_key);
   }
   void operator()(const RopeLaunch& l) {
     for (const RopePart& p : l.parts)
@@ -126,7 +131,7 @@ struct WritesOf {
   void operator()(const ElementwiseLaunch& l) { push(w, l.out); push(w, l.out_q8); }
   void operator()(const ArgmaxLaunch& l) {
     push(w, l.out); push(w, l.token); push(w, l.pos);
-    push(w, l.block_value); push(w, l.block_index); push(w, l.done);
+    push(w, l.block_value); push(w, l.block_index); push(w, l.done); push(w, l.key);
   }
 };
 

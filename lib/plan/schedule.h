@@ -109,6 +109,7 @@ struct GemvLaunch {
   int split_k = 1;             // warps sharing one row group (1..16; staged: 1, 2 or 4)
   bool staged = false;         // staged_weights: all weights copied to shared memory before the wait
   int row_loop_chunks = 0;     // row_loop: a one-wave grid of warps looping over rows, this many chunks a lane; 0 = off
+  std::string argmax_key;      // gemv_argmax: workspace u64 [1] the blocks fold the greedy winner into; empty = none
 };
 
 struct RopePart {
@@ -178,6 +179,8 @@ struct ArgmaxLaunch {
   std::string block_value;     // workspace f32 [n_blocks]: each block's winner (n_blocks > 1)
   std::string block_index;     // workspace i32 [n_blocks]
   std::string done;            // workspace i32 [1]: blocks finished; zero between launches
+  std::string key;             // gemv_argmax: the logits GEMV's folded key (finish form: one thread, no
+                               // pass over the logits, no block workspaces); empty = the full argmax
 };
 
 using LaunchParams = std::variant<EmbedLaunch, RmsNormLaunch, QuantizeLaunch, GemvLaunch,

@@ -7,6 +7,7 @@
 
 #include "kernels/limits.h"
 #include "lib/common/error.h"
+#include "rules/gemv_argmax.h"
 #include "rules/row_loop.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
@@ -47,6 +48,7 @@ class Sizer {
       }
     for (Launch& l : out.launches) choose_parameters(l);
     settle_short_context_heads(out.launches);
+    if (rules_.gemv_argmax) fold_argmax(out.launches);
     out.buffers = make_buffers(out.launches);
     return out;
   }
@@ -213,6 +215,47 @@ class Sizer {
     }
   }
 
+  // gemv_argmax: once every GEMV has its kernel, each argmax whose logits a
+  // foldable GEMV writes takes the finish form, and that GEMV the key.
+  void fold_argmax(std::vector<Launch>& launches) {
+    for (Launch& l : launches) {
+      auto* am = std::get_if<ArgmaxLaunch>(&l.params);
+      if (am == nullptr) continue;
+      Launch* producer = nullptr;
+      for (Launch& w : launches)
+        for (const std::string& name : w.writes())
+          if (name == am->logits) producer = &w;
+      GemvArgmaxQuery q;
+      q.n_vocab = am->n_vocab;
+      q.producer_kind = producer ? launch_kind_name(producer->kind) : "missing";
+      auto* g = producer ? std::get_if<GemvLaunch>(&producer->params) : nullptr;
+      if (g != nullptr) {
+        q.producer_is_gemv = true;
+        q.n_parts = static_cast<int>(g->parts.size());
+        q.swiglu = g->swiglu;
+        q.staged = g->staged;
+        q.row_loop = g->row_loop_chunks > 0;
+        q.rows = g->parts.front().rows;
+      }
+      const GemvArgmaxChoice choice = choose_gemv_argmax(q);
+      if (choice.declined) {
+        tally_.declined("gemv_argmax", l.name, *choice.declined);
+        continue;
+      }
+      am->key = am->out + ".key";
+      am->n_blocks = 1;
+      am->block_value.clear();
+      am->block_index.clear();
+      am->done.clear();
+      g->argmax_key = am->key;
+      std::vector<size_t> ops = producer->ops;
+      ops.insert(ops.end(), l.ops.begin(), l.ops.end());
+      tally_.fired("gemv_argmax", l.name, ops);
+      l.rules.push_back("gemv_argmax");
+      producer->rules.push_back("gemv_argmax");
+    }
+  }
+
   void choose_parameters(Launch& l) {
     if (auto* p = std::get_if<GemvLaunch>(&l.params)) {
       int64_t rows = 0;
@@ -360,6 +403,8 @@ class Sizer {
         // Counters: one a group, or with the cluster merge one a group's share (8 a head).
         workspaces[a->done] = workspace(a->done, GgmlType::I32, {a->n_head, kAttnClusterSplits});
       }
+      if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && !am->key.empty())
+        workspaces[am->key] = workspace(am->key, GgmlType::I32, {2});  // one u64: kernels/argmax.cuh argmax_key
       if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && am->n_blocks > 1) {
         workspaces[am->block_value] = workspace(am->block_value, GgmlType::F32, {am->n_blocks});
         workspaces[am->block_index] = workspace(am->block_index, GgmlType::I32, {am->n_blocks});

@@ -33,11 +33,12 @@ struct SizedPlan {
 };
 
 // The launch-stage rules it applies unless held: rows_a_warp, staged_weights,
-// row_loop.
+// row_loop, gemv_argmax.
 struct SizeRules {
   bool rows_a_warp = true;
   bool staged_weights = true;
   bool row_loop = true;
+  bool gemv_argmax = true;
 };
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

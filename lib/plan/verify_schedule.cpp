@@ -1,6 +1,7 @@
 // Schedule checks (verify_schedule.h).
 #include "lib/plan/verify_schedule.h"
 
+#include <map>
 #include <set>
 #include <variant>
 
@@ -38,6 +39,9 @@ void check_params(const Launch& l) {
                       (g->split_k != 1 && g->split_k != 2 && g->split_k != 4) || g->k % kernels::kGemvStagedKMultiple != 0))
       bad(l, "staged GEMV outside what the staged kernel takes");
     if (g->row_loop_chunks != 0 && !row_loop_fits(*g)) bad(l, "row-loop GEMV outside what the row loop takes");
+    // kernels/gemv.cuh Argmax forms: one matrix, no SwiGLU, register kernel or row loop.
+    if (!g->argmax_key.empty() && (g->parts.size() != 1 || g->swiglu || g->staged))
+      bad(l, "argmax-folding GEMV outside what its kernels take");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");
@@ -81,6 +85,26 @@ void check_rope_predecessor(const Schedule& s, const Launch& prev, const Launch&
       bad(rope, "follows " + prev.name + ", which writes its position " + r.pos);
 }
 
+// gemv_argmax: an argmax's key comes from the one GEMV before it that
+// writes its logits and folds into that key; no GEMV folds into a key that
+// no argmax after it finishes (it would never be set back to zero).
+void check_argmax_keys(const Schedule& s) {
+  std::map<std::string, const GemvLaunch*> folding;  // key -> the GEMV folding into it, not yet finished
+  for (const Launch& l : s.launches) {
+    if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !g->argmax_key.empty()) {
+      if (!folding.emplace(g->argmax_key, g).second) bad(l, "a second GEMV folds into the key " + g->argmax_key);
+    }
+    const auto* a = std::get_if<ArgmaxLaunch>(&l.params);
+    if (a == nullptr || a->key.empty()) continue;
+    auto it = folding.find(a->key);
+    if (it == folding.end()) bad(l, "finishes the key " + a->key + " that no GEMV before it folds into");
+    if (it->second->parts.front().y != a->logits || it->second->parts.front().rows != a->n_vocab)
+      bad(l, "finishes the key " + a->key + " of a GEMV that does not write its logits " + a->logits);
+    folding.erase(it);
+  }
+  for (const auto& [key, g] : folding) LANEC_ASSERT(false, "schedule: no argmax finishes the key " + key);
+}
+
 }  // namespace
 
 void verify_schedule(const Schedule& s) {
@@ -115,6 +139,7 @@ void verify_schedule(const Schedule& s) {
   }
   for (const std::string& out : s.outputs)
     LANEC_ASSERT(written.count(s.storage_of(out).first->name), "output " + out + " is never written");
+  check_argmax_keys(s);
 }
 
 }  // namespace lanec

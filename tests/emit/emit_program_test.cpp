@@ -159,12 +159,32 @@ size_t count_of(const std::string& text, const std::string& needle) {
 
 TEST_CASE("a tall logits GEMV launches the row loop; held, the register GEMV", "[emit]") {
   const std::string looped = emit_test::emit_row_loop_sample();
-  CHECK(count_of(looped, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1>") == 1);
+  CHECK(count_of(looped, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") == 1);
   CHECK(count_of(looped, "launch_gemv<") == 8);  // two layers' Q/K/V, gate/up, down and output
   CHECK(looped.find("row_loop") != std::string::npos);
   const std::string held = emit_test::emit_row_loop_sample({"row_loop"});
   CHECK(count_of(held, "launch_gemv_row_loop") == 0);
   CHECK(count_of(held, "launch_gemv<") == 9);
+}
+
+TEST_CASE("the argmax folded into the logits GEMV: one key, a finish launch; held, the full argmax", "[emit]") {
+  const std::string folded = emit_test::emit_row_loop_sample();  // the row loop's Argmax form
+  CHECK(count_of(folded, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") == 1);
+  CHECK(count_of(folded, "p.argmax_best = reinterpret_cast<unsigned long long*>(b.next_token_key);") == 1);
+  CHECK(count_of(folded, "p.best = reinterpret_cast<unsigned long long*>(b.next_token_key);") == 1);
+  CHECK(count_of(folded, "p.n_blocks = ") == 0);
+  CHECK(count_of(folded, "launch_argmax") == 1);
+  // The register GEMV keeps the full argmax (the rule declines there).
+  const std::string plain = emit_test::emit_sample("qwen3-tiny", "h200");
+  CHECK(count_of(plain, "argmax_best") == 0);
+  CHECK(count_of(plain, "p.logits = b.logits;") == 1);
+  const std::string held = emit_test::emit_row_loop_sample({"gemv_argmax"});
+  CHECK(count_of(held, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1>") == 1);
+  CHECK(count_of(held, "argmax_best") == 0);
+  CHECK(count_of(held, "next_token_key") == 0);
+  CHECK(count_of(held, "p.n_blocks = ") == 1);
+  CHECK(count_of(held, "p.logits = b.logits;") == 1);  // the full argmax reads the logits
+  CHECK(count_of(folded, "p.logits = ") == 0);
 }
 
 TEST_CASE("a staged output projection launches the staged GEMV; held, the register GEMV", "[emit]") {

@@ -480,6 +480,16 @@ void sweep_repack() {
 
 // ---- gemv --------------------------------------------------------------------------
 
+// Lowest index of the largest non-NaN value; 0 when every value is NaN (the
+// kernel's rule: NaN never wins, all -inf picks index 0 by the tie rule).
+int argmax_skipping_nan(const std::vector<float>& v) {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(v.size()); ++i)
+    if (!std::isnan(v[i]) && (best < 0 || v[i] > v[best])) best = i;
+  return best < 0 ? 0 : best;
+}
+
+
 enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual };
 
 const char* epilogue_name(Epilogue e) {
@@ -655,6 +665,126 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, false, GemvKernel::row_loop>(32 * chunk, {67}, Epilogue::plain, 1);
 }
 
+// The argmax fold (rule gemv_argmax): a logits GEMV whose blocks fold their
+// greedy winner into one key, then the argmax launch's finish form. Three
+// launches on one key, as three graph replays: random logits (the token must
+// be the argmax of the logits the GEMV wrote, which are checked against the
+// CPU product), then x = 0 so the logits are exactly a planted bias: a tie
+// for the maximum at two random rows (the lower wins) among NaN and -inf
+// rows, then every logit NaN (token 0). After each, the key is back to 0.
+enum class ArgmaxPlant { none, ties_nan_inf, all_nan };
+
+template <WeightFormat F, Activation A, int RowsPerWarp, GemvKernel Kernel>
+cudaError_t launch_gemv_argmax(const GemvParams& p) {
+  if constexpr (Kernel == GemvKernel::row_loop) {
+    switch (ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize)) {
+      case 1: return launch_gemv_row_loop<F, A, 1, true>(p, nullptr);
+      case 2: return launch_gemv_row_loop<F, A, 2, true>(p, nullptr);
+      case 4: return launch_gemv_row_loop<F, A, 4, true>(p, nullptr);
+      default: return cudaErrorInvalidValue;
+    }
+  } else {
+    return launch_gemv<F, A, RowsPerWarp, false, true>(p, nullptr);
+  }
+}
+
+template <WeightFormat F, Activation A, int RowsPerWarp, GemvKernel Kernel = GemvKernel::registers>
+void sweep_gemv_argmax_case(int k, int rows, int split_k) {
+  const HostWeights w = make_weights(F, rows, k);
+  DeviceBuffer<uint8_t> d_w(w.bytes);
+  DeviceBuffer<float> d_y(static_cast<size_t>(rows)), d_bias(static_cast<size_t>(rows));
+  DeviceBuffer<float> d_x(static_cast<size_t>(k)), d_xd(static_cast<size_t>(k / kQ8Block + 1));
+  DeviceBuffer<int8_t> d_xq(static_cast<size_t>(k)), d_xlo(static_cast<size_t>(k));
+  DeviceBuffer<unsigned long long> best(std::vector<unsigned long long>{0ull});
+  const int pos0 = random_int(0, 1000), count0 = 2, cap = 4;
+  DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
+      count(std::vector<int>{count0});
+  GemvParams p{};
+  p.parts[0] = {d_w.get(), d_y.get(), nullptr, nullptr, rows};
+  p.n_parts = 1;
+  p.k = k;
+  p.x = d_x.get();
+  p.x_qs = d_xq.get();
+  p.x_d = d_xd.get();
+  p.x_lo = d_xlo.get();
+  p.split_k = split_k;
+  p.argmax_best = best.get();
+  ArgmaxParams a{};
+  a.token = token.get();
+  a.pos = pos.get();
+  a.ring = ring.get();
+  a.ring_count = count.get();
+  a.n_vocab = rows;
+  a.ring_capacity = cap;
+  a.best = best.get();
+  std::vector<int> ring_ref(cap, -1);
+  const char* kernel = Kernel == GemvKernel::row_loop ? " row_loop" : "";
+  for (ArgmaxPlant plant : {ArgmaxPlant::none, ArgmaxPlant::ties_nan_inf, ArgmaxPlant::all_nan}) {
+    const int step = static_cast<int>(plant);
+    std::vector<float> x(static_cast<size_t>(k), 0.0f), bias(static_cast<size_t>(rows), 0.0f);
+    if (plant == ArgmaxPlant::none) x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
+    if (plant == ArgmaxPlant::ties_nan_inf) {
+      bias = random_floats(static_cast<size_t>(rows), -10.0f, 10.0f);
+      for (int i = 0; i < std::max(1, rows / 50); ++i) bias[static_cast<size_t>(random_int(0, rows - 1))] = NAN;
+      for (int i = 0; i < std::max(1, rows / 50); ++i) bias[static_cast<size_t>(random_int(0, rows - 1))] = -INFINITY;
+      const int hi = random_int(0, rows - 1), lo = random_int(0, hi);
+      bias[static_cast<size_t>(hi)] = bias[static_cast<size_t>(lo)] = 11.0f;
+      bias[0] = NAN;
+    }
+    if (plant == ArgmaxPlant::all_nan) bias.assign(static_cast<size_t>(rows), NAN);
+    std::vector<int8_t> xq(static_cast<size_t>(k)), xlo(static_cast<size_t>(k));
+    std::vector<float> xd(static_cast<size_t>(k / kQ8Block + 1));
+    if (A != Activation::f32) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
+    if (A == Activation::int8x2) ref::quantize_q8_low(x.data(), k, xq.data(), xd.data(), xlo.data());
+    std::vector<float> x_eff = x;
+    if (A != Activation::f32)
+      for (int i = 0; i < k; ++i)
+        x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
+    d_x.upload(x);
+    d_xq.upload(xq);
+    d_xd.upload(xd);
+    d_xlo.upload(xlo);
+    d_bias.upload(bias);
+    p.parts[0].bias = plant == ArgmaxPlant::none ? nullptr : d_bias.get();
+    expect_ok("gemv argmax", launch_gemv_argmax<F, A, RowsPerWarp, Kernel>(p));
+    expect_ok("argmax finish", launch_argmax(a, nullptr));
+    const std::string tag = fmt("gemv+argmax%s %s rpw=%d split=%d k=%d rows=%d launch %d", kernel, format_name(F),
+                                RowsPerWarp, split_k, k, rows, step + 1);
+    const std::vector<float> y = d_y.download();
+    if (plant == ArgmaxPlant::none) {
+      auto ref_y = ref::gemv(w.values, x_eff, rows, k);
+      auto scale = abs_dot(w.values, x_eff, rows, k);
+      for (float& v : scale) v += 1.0f;
+      check(tag + " logits", y, ref_y, 1e-6, 1e-6, scale);
+    } else {
+      // x = 0: every logit is its bias exactly, NaN where the bias is NaN.
+      auto nan_as_marker = [](std::vector<float> v) {
+        for (float& e : v) e = std::isnan(e) ? 1e30f : std::isinf(e) ? std::copysign(2e30f, e) : e;
+        return v;
+      };
+      check(tag + " logits (planted)", nan_as_marker(y), nan_as_marker(bias), 0.0, 0.0);
+    }
+    const int want = argmax_skipping_nan(y);  // of the logits as written: exact
+    ring_ref[static_cast<size_t>((count0 + step) % cap)] = want;
+    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
+    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + step + 1)}, 0.0, 0.0);
+    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
+    check(tag + " key reset", {static_cast<float>(best.download()[0])}, {0.0f}, 0.0, 0.0);
+  }
+}
+
+template <WeightFormat F, Activation A>
+void sweep_gemv_argmax_format() {
+  const int chunk = gemv_chunk_elems<F>();
+  sweep_gemv_argmax_case<F, A, 1>(64 * chunk, 1000, 1);
+  sweep_gemv_argmax_case<F, A, 2>(64 * chunk, 151936, 1);  // a vocabulary's rows: many blocks race on the key
+  sweep_gemv_argmax_case<F, A, 1>(128 * chunk, 20001, 2);
+  sweep_gemv_argmax_case<F, A, 4>(48 * chunk, 777, 4);
+  sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(64 * chunk, 151936, 1);  // 0.6B's logits
+  sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(16 * chunk, 40000, 1);
+  sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(128 * chunk, 67, 1);
+}
+
 // The staged GEMV at the output projections it is planned for (1.7B's
 // 2048 x 2048) and at shapes that reach every corner: a partial last block,
 // blocks straddling parts, three parts with bias, a residual, a long k.
@@ -680,6 +810,10 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
   sweep_gemv_staged<Activation::int8>();
   sweep_gemv_staged<Activation::int8x2>();
+  sweep_gemv_argmax_format<WeightFormat::f32, Activation::f32>();
+  sweep_gemv_argmax_format<WeightFormat::f16, Activation::f32>();
+  sweep_gemv_argmax_format<WeightFormat::q8_0_split, Activation::int8>();
+  sweep_gemv_argmax_format<WeightFormat::q8_0_split, Activation::int8x2>();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};
@@ -697,6 +831,7 @@ void sweep_gemv() {
   p.split_k = 17;
   expect_refused("gemv split_k=17", launch_gemv<WeightFormat::f32, Activation::f32, 1, false>(p, nullptr));
   p.split_k = 1;
+  expect_refused("gemv argmax without its key", launch_gemv<WeightFormat::f32, Activation::f32, 1, false, true>(p, nullptr));
   p.n_parts = 3;
   expect_refused("gemv swiglu with 3 parts", launch_gemv<WeightFormat::f32, Activation::f32, 1, true>(p, nullptr));
   p.n_parts = 1;
@@ -1182,15 +1317,6 @@ void sweep_elementwise() {
     for (int i = 0; i < n; ++i) ref[i] = a[i] + b[i];
     check(fmt("add n=%d", n), out.download(), ref, 0.0, 0.0);
   }
-}
-
-// Lowest index of the largest non-NaN value; 0 when every value is NaN (the
-// kernel's rule: NaN never wins, all -inf picks index 0 by the tie rule).
-int argmax_skipping_nan(const std::vector<float>& v) {
-  int best = -1;
-  for (int i = 0; i < static_cast<int>(v.size()); ++i)
-    if (!std::isnan(v[i]) && (best < 0 || v[i] > v[best])) best = i;
-  return best < 0 ? 0 : best;
 }
 
 enum class ArgmaxData { ties, nan, all_neg_inf, all_nan };

@@ -30,14 +30,14 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
   return s.census.rules.front();
 }
 
-TEST_CASE("the registry holds all 29 rules in their documented order", "[plan]") {
+TEST_CASE("the registry holds all 30 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
       "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
       "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights", "row_loop",
-      "rope_parts", "gemv_parts", "sequences"};
+      "gemv_argmax", "rope_parts", "gemv_parts", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
 }
@@ -458,8 +458,12 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   const auto& attn = std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params);
   CHECK(attn.heads_per_block == 4);
   CHECK(attn.n_split == 40);
-  // Argmax over the 8B vocabulary: one block per SM, with its workspaces.
+  // Argmax over the 8B vocabulary: one block per SM, with its workspaces
+  // (the register GEMV runs the logits, so gemv_argmax declines).
+  CHECK(rule_count(deq, "gemv_argmax").fired == 0);
   const auto& am = std::get<ArgmaxLaunch>(deq.launches.back().params);
+  CHECK(am.key.empty());
+  CHECK(std::get<GemvLaunch>(find_launch(deq, "gemv_logits")->params).argmax_key.empty());
   CHECK(am.n_blocks == std::min<int64_t>(132, (am.n_vocab + 1023) / 1024));
   CHECK(am.n_blocks > 1);
   CHECK(deq.buffer(am.block_value).elements == am.n_blocks);
@@ -536,6 +540,58 @@ TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") 
   bad.row_loop_chunks = 2;
   bad.split_k = 2;
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("row-loop GEMV outside what the row loop takes"));
+}
+
+TEST_CASE("gemv_argmax: the logits GEMV folds the winner, the argmax finishes; the verifier checks the pairing", "[plan]") {
+  const test::DecoderDims small = test::decoder_dims(1024, 16, 3072, 1, 151936);  // 0.6B's widths and vocabulary
+  const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
+  Schedule s = plan_graph(test::decoder_graph(small), knobs, {}).schedule;
+  CHECK(rule_count(s, "gemv_argmax").fired == 1);
+  CHECK(rule_count(s, "gemv_argmax").declined.empty());
+  const Launch* logits = find_launch(s, "gemv_logits");
+  const auto& g = std::get<GemvLaunch>(logits->params);
+  const auto& am = std::get<ArgmaxLaunch>(s.launches.back().params);
+  CHECK(g.row_loop_chunks == 2);  // the row loop's Argmax form
+  CHECK(g.argmax_key == am.key);
+  CHECK(logits->rules == std::vector<std::string>{"row_loop", "gemv_argmax"});
+  CHECK(s.launches.back().rules == std::vector<std::string>{"gemv_argmax"});
+  CHECK(s.launches.back().reads() == std::vector<std::string>{am.key, am.token, am.pos});
+  CHECK(s.find_buffer(am.out + ".block_value") == nullptr);
+  CHECK(s.buffer(am.key).elements == 2);
+  CHECK(s.buffer(am.key).role == BufferRole::workspace);
+  // Held, the full argmax over the logits.
+  PlanOptions held;
+  held.held = {"gemv_argmax"};
+  const Schedule h = plan_graph(test::decoder_graph(small), knobs, held).schedule;
+  CHECK(std::get<ArgmaxLaunch>(h.launches.back().params).key.empty());
+  CHECK(std::get<ArgmaxLaunch>(h.launches.back().params).n_blocks > 1);
+  CHECK(std::get<GemvLaunch>(find_launch(h, "gemv_logits")->params).argmax_key.empty());
+  // 8B's logits GEMV is the register kernel's (8 chunks a lane): the rule declines.
+  test::DecoderDims large;
+  large.n_layer = 1;
+  const Schedule l = plan_graph(test::decoder_graph(large), knobs, {}).schedule;
+  CHECK(rule_count(l, "gemv_argmax").fired == 0);
+  CHECK(rule_count(l, "gemv_argmax").declined.size() == 1);
+  CHECK(std::get<ArgmaxLaunch>(l.launches.back().params).key.empty());
+  // The verifier refuses a key no GEMV folds into, a GEMV of other logits,
+  // and a fold the kernels cannot take.
+  auto& gemv = std::get<GemvLaunch>(s.launches[static_cast<size_t>(
+      std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& x) { return x.name == "gemv_logits"; }) -
+      s.launches.begin())].params);
+  gemv.argmax_key.clear();
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("that no GEMV before it folds into"));
+  gemv.argmax_key = am.key;
+  gemv.parts.front().rows -= 1;
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("does not write its logits"));
+  gemv.parts.front().rows += 1;
+  gemv.row_loop_chunks = 0;
+  gemv.staged = true;
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("argmax-folding GEMV outside what its kernels take"));
+  gemv.staged = false;
+  verify_schedule(s);
+  auto& finish = std::get<ArgmaxLaunch>(s.launches.back().params);
+  finish.key.clear();
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("no argmax finishes the key"));
 }
 
 TEST_CASE("staged_weights declines every GEMV at Qwen3-0.6B's and 8B's widths", "[plan]") {

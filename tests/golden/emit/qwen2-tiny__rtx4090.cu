@@ -361,7 +361,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
-    p.n_split = 16;
+    p.n_split = long_context ? 16 : lanec::runtime::short_context_splits(16);
     p.merge_launch = long_context ? 1 : 0;
     if (long_context)
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
@@ -497,7 +497,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_head = 2;
     p.n_kv_head = 1;
     p.n_ctx = 256;
-    p.n_split = 16;
+    p.n_split = long_context ? 16 : lanec::runtime::short_context_splits(16);
     p.merge_launch = long_context ? 1 : 0;
     if (long_context)
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 2>(p, stream)));
