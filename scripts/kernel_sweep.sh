@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the GPU numerics sweep of the kernel library
 # (tests/kernels/kernel_sweep.cu) on a machine with an NVIDIA GPU.
-#   scripts/kernel_sweep.sh [--seed N]
+#   scripts/kernel_sweep.sh [--seed N] [--only FAMILY]
 # Env: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc),
 #      LANEC_SM (default: the first GPU's compute capability, e.g. 90),
 #      LANEC_SWEEP_BIN (default: build/kernel_sweep),

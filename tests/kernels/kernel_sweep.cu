@@ -2,7 +2,8 @@
 // scripts/kernel_sweep.sh builds and runs it on a machine with a GPU).
 //
 // For every kernel family it builds random inputs from a fresh seed (printed;
-// `--seed N` repeats a run), runs the kernel, compares with the plain C++
+// `--seed N` repeats a run; `--only FAMILY` runs one family, e.g. gemv_argmax),
+// runs the kernel, compares with the plain C++
 // references in kernels/reference/, and passes an element when
 // |got - ref| <= atol + |ref| * rtol (some checks scale atol per element by the
 // sum of |terms| behind it, stated where used). One line per kernel/shape;
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -774,6 +776,16 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
 }
 
 template <WeightFormat F, Activation A>
+void sweep_gemv_argmax_format();
+
+void sweep_gemv_argmax() {
+  sweep_gemv_argmax_format<WeightFormat::f32, Activation::f32>();
+  sweep_gemv_argmax_format<WeightFormat::f16, Activation::f32>();
+  sweep_gemv_argmax_format<WeightFormat::q8_0_split, Activation::int8>();
+  sweep_gemv_argmax_format<WeightFormat::q8_0_split, Activation::int8x2>();
+}
+
+template <WeightFormat F, Activation A>
 void sweep_gemv_argmax_format() {
   const int chunk = gemv_chunk_elems<F>();
   sweep_gemv_argmax_case<F, A, 1>(64 * chunk, 1000, 1);
@@ -810,10 +822,6 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
   sweep_gemv_staged<Activation::int8>();
   sweep_gemv_staged<Activation::int8x2>();
-  sweep_gemv_argmax_format<WeightFormat::f32, Activation::f32>();
-  sweep_gemv_argmax_format<WeightFormat::f16, Activation::f32>();
-  sweep_gemv_argmax_format<WeightFormat::q8_0_split, Activation::int8>();
-  sweep_gemv_argmax_format<WeightFormat::q8_0_split, Activation::int8x2>();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};
@@ -1420,8 +1428,11 @@ void sweep_argmax(int sms) {
 int main(int argc, char** argv) {
   uint64_t seed = static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count()) ^
                   std::random_device{}();
-  for (int i = 1; i + 1 < argc; ++i)
+  const char* only = nullptr;  // --only FAMILY: that family's cases alone
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+  }
   std::printf("kernel_sweep seed %llu (repeat with --seed %llu)\n", static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(seed));
   g_rng.seed(seed);
@@ -1431,16 +1442,23 @@ int main(int argc, char** argv) {
   LANEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("device %d: %s (sm_%d%d)\n", device, prop.name, prop.major, prop.minor);
 
-  sweep_embed();
-  sweep_rms_norm();
-  sweep_repack();
-  sweep_gemv();
-  sweep_rope();
-  sweep_rope_cache();
-  sweep_kv_write();
-  sweep_attention();
-  sweep_elementwise();
-  sweep_argmax(prop.multiProcessorCount);
+  const int sms = prop.multiProcessorCount;
+  const std::pair<const char*, std::function<void()>> families[] = {
+      {"embed", sweep_embed},         {"rms_norm", sweep_rms_norm},       {"repack", sweep_repack},
+      {"gemv", sweep_gemv},           {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
+      {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},    {"attention", sweep_attention},
+      {"elementwise", sweep_elementwise}, {"argmax", [sms] { sweep_argmax(sms); }}};
+  bool known = only == nullptr;
+  for (const auto& [name, run] : families) {
+    if (only != nullptr && std::strcmp(only, name) != 0) continue;
+    known = true;
+    run();
+  }
+  if (!known) {
+    std::fprintf(stderr, "kernel_sweep: --only %s: no such family (embed, rms_norm, repack, gemv, gemv_argmax, rope, "
+                 "rope_cache, kv_write, attention, elementwise, argmax)\n", only);
+    return 2;
+  }
 
   std::printf("%d passed, %d failed (seed %llu)\n", g_passed, g_failed, static_cast<unsigned long long>(seed));
   return g_failed == 0 ? 0 : 1;
