@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -531,23 +532,44 @@ cudaError_t launch_row_loop_for_k(const GemvParams& p) {
   }
 }
 
+// A GEMV input on both sides: x, its int8 words and scales under A's
+// numerics (both sides take the same quantized activations), the values the
+// kernel multiplies by (x_eff), and their device copies.
+template <Activation A>
+struct GemvInput {
+  explicit GemvInput(std::vector<float> values)
+      : x(std::move(values)), xq(x.size()), xlo(x.size()), xd(x.size() / kQ8Block + 1), x_eff(x) {
+    const int k = static_cast<int>(x.size());
+    if (A != Activation::f32) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
+    if (A == Activation::int8x2) ref::quantize_q8_low(x.data(), k, xq.data(), xd.data(), xlo.data());
+    if (A != Activation::f32)
+      for (int i = 0; i < k; ++i)
+        x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
+    d_x = std::make_unique<DeviceBuffer<float>>(x);
+    d_xd = std::make_unique<DeviceBuffer<float>>(xd);
+    d_xq = std::make_unique<DeviceBuffer<int8_t>>(xq);
+    d_xlo = std::make_unique<DeviceBuffer<int8_t>>(xlo);
+  }
+  // Points the launch's input at the device copies.
+  void bind(GemvParams& p) const {
+    p.k = static_cast<int>(x.size());
+    p.x = d_x->get();
+    p.x_qs = d_xq->get();
+    p.x_d = d_xd->get();
+    p.x_lo = d_xlo->get();
+  }
+  std::vector<float> x;
+  std::vector<int8_t> xq, xlo;
+  std::vector<float> xd, x_eff;
+  std::unique_ptr<DeviceBuffer<float>> d_x, d_xd;
+  std::unique_ptr<DeviceBuffer<int8_t>> d_xq, d_xlo;
+};
+
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, GemvKernel Kernel = GemvKernel::registers>
 void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int split_k) {
   const int n_parts = static_cast<int>(part_rows.size());
-  const auto x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
-  // Int8 numerics: both sides take the same quantized activations.
-  std::vector<int8_t> xq(static_cast<size_t>(k));
-  std::vector<float> xd(static_cast<size_t>(k / kQ8Block + 1));
-  std::vector<int8_t> xlo(static_cast<size_t>(k));
-  if (A != Activation::f32) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
-  if (A == Activation::int8x2) ref::quantize_q8_low(x.data(), k, xq.data(), xd.data(), xlo.data());
-  std::vector<float> x_eff = x;  // the values the kernel multiplies by
-  if (A != Activation::f32)
-    for (int i = 0; i < k; ++i)
-      x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
-
-  DeviceBuffer<float> d_x(x), d_xd(xd);
-  DeviceBuffer<int8_t> d_xq(xq), d_xlo(xlo);
+  const GemvInput<A> in(random_floats(static_cast<size_t>(k), -1.0f, 1.0f));
+  const std::vector<float>& x_eff = in.x_eff;
   std::vector<HostWeights> w;
   std::vector<std::vector<float>> bias, res;
   std::vector<DeviceBuffer<uint8_t>*> d_w;
@@ -569,11 +591,7 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
     if (use_res && !Swiglu) p.parts[q].residual = d_res[q]->get();
   }
   p.n_parts = n_parts;
-  p.k = k;
-  p.x = d_x.get();
-  p.x_qs = d_xq.get();
-  p.x_d = d_xd.get();
-  p.x_lo = d_xlo.get();
+  in.bind(p);
   p.split_k = split_k;
   if constexpr (Kernel == GemvKernel::staged) {
     static_assert(F == WeightFormat::q8_0_split && !Swiglu, "the staged GEMV: q8_0_split, no SwiGLU");
@@ -695,8 +713,6 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
   const HostWeights w = make_weights(F, rows, k);
   DeviceBuffer<uint8_t> d_w(w.bytes);
   DeviceBuffer<float> d_y(static_cast<size_t>(rows)), d_bias(static_cast<size_t>(rows));
-  DeviceBuffer<float> d_x(static_cast<size_t>(k)), d_xd(static_cast<size_t>(k / kQ8Block + 1));
-  DeviceBuffer<int8_t> d_xq(static_cast<size_t>(k)), d_xlo(static_cast<size_t>(k));
   DeviceBuffer<unsigned long long> best(std::vector<unsigned long long>{0ull});
   const int pos0 = random_int(0, 1000), count0 = 2, cap = 4;
   DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
@@ -704,11 +720,6 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
   GemvParams p{};
   p.parts[0] = {d_w.get(), d_y.get(), nullptr, nullptr, rows};
   p.n_parts = 1;
-  p.k = k;
-  p.x = d_x.get();
-  p.x_qs = d_xq.get();
-  p.x_d = d_xd.get();
-  p.x_lo = d_xlo.get();
   p.split_k = split_k;
   p.argmax_best = best.get();
   ArgmaxParams a{};
@@ -734,18 +745,8 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
       bias[0] = NAN;
     }
     if (plant == ArgmaxPlant::all_nan) bias.assign(static_cast<size_t>(rows), NAN);
-    std::vector<int8_t> xq(static_cast<size_t>(k)), xlo(static_cast<size_t>(k));
-    std::vector<float> xd(static_cast<size_t>(k / kQ8Block + 1));
-    if (A != Activation::f32) ref::quantize_q8(x.data(), k, xq.data(), xd.data());
-    if (A == Activation::int8x2) ref::quantize_q8_low(x.data(), k, xq.data(), xd.data(), xlo.data());
-    std::vector<float> x_eff = x;
-    if (A != Activation::f32)
-      for (int i = 0; i < k; ++i)
-        x_eff[i] = static_cast<float>((xq[i] + (A == Activation::int8x2 ? xlo[i] / 254.0 : 0.0)) * xd[i / kQ8Block]);
-    d_x.upload(x);
-    d_xq.upload(xq);
-    d_xd.upload(xd);
-    d_xlo.upload(xlo);
+    const GemvInput<A> in(x);
+    in.bind(p);
     d_bias.upload(bias);
     p.parts[0].bias = plant == ArgmaxPlant::none ? nullptr : d_bias.get();
     expect_ok("gemv argmax", launch_gemv_argmax<F, A, RowsPerWarp, Kernel>(p));
@@ -754,8 +755,8 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
                                 RowsPerWarp, split_k, k, rows, step + 1);
     const std::vector<float> y = d_y.download();
     if (plant == ArgmaxPlant::none) {
-      auto ref_y = ref::gemv(w.values, x_eff, rows, k);
-      auto scale = abs_dot(w.values, x_eff, rows, k);
+      auto ref_y = ref::gemv(w.values, in.x_eff, rows, k);
+      auto scale = abs_dot(w.values, in.x_eff, rows, k);
       for (float& v : scale) v += 1.0f;
       check(tag + " logits", y, ref_y, 1e-6, 1e-6, scale);
     } else {
@@ -1433,6 +1434,19 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
   }
+  int sms = 0;  // the argmax family's planned grid; set once the device is known
+  const std::pair<const char*, std::function<void()>> families[] = {
+      {"embed", sweep_embed},           {"rms_norm", sweep_rms_norm},       {"repack", sweep_repack},
+      {"gemv", sweep_gemv},             {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
+      {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},       {"attention", sweep_attention},
+      {"elementwise", sweep_elementwise}, {"argmax", [&sms] { sweep_argmax(sms); }}};
+  if (only != nullptr &&
+      std::none_of(std::begin(families), std::end(families), [&](const auto& f) { return std::strcmp(only, f.first) == 0; })) {
+    std::string names;
+    for (const auto& f : families) names += (names.empty() ? "" : ", ") + std::string(f.first);
+    std::fprintf(stderr, "kernel_sweep: --only %s: no such family (%s)\n", only, names.c_str());
+    return 2;
+  }
   std::printf("kernel_sweep seed %llu (repeat with --seed %llu)\n", static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(seed));
   g_rng.seed(seed);
@@ -1441,24 +1455,9 @@ int main(int argc, char** argv) {
   LANEC_CUDA_CHECK(cudaGetDevice(&device));
   LANEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("device %d: %s (sm_%d%d)\n", device, prop.name, prop.major, prop.minor);
-
-  const int sms = prop.multiProcessorCount;
-  const std::pair<const char*, std::function<void()>> families[] = {
-      {"embed", sweep_embed},         {"rms_norm", sweep_rms_norm},       {"repack", sweep_repack},
-      {"gemv", sweep_gemv},           {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
-      {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},    {"attention", sweep_attention},
-      {"elementwise", sweep_elementwise}, {"argmax", [sms] { sweep_argmax(sms); }}};
-  bool known = only == nullptr;
-  for (const auto& [name, run] : families) {
-    if (only != nullptr && std::strcmp(only, name) != 0) continue;
-    known = true;
-    run();
-  }
-  if (!known) {
-    std::fprintf(stderr, "kernel_sweep: --only %s: no such family (embed, rms_norm, repack, gemv, gemv_argmax, rope, "
-                 "rope_cache, kv_write, attention, elementwise, argmax)\n", only);
-    return 2;
-  }
+  sms = prop.multiProcessorCount;
+  for (const auto& [name, run] : families)
+    if (only == nullptr || std::strcmp(only, name) == 0) run();
 
   std::printf("%d passed, %d failed (seed %llu)\n", g_passed, g_failed, static_cast<unsigned long long>(seed));
   return g_failed == 0 ? 0 : 1;
