@@ -492,6 +492,35 @@ int argmax_skipping_nan(const std::vector<float>& v) {
   return best < 0 ? 0 : best;
 }
 
+// The decode state an argmax launch advances (token slot, position, the ring
+// of generated tokens and its count) on the device, and the checks of what
+// it must hold after each launch of a run.
+struct DecodeState {
+  static constexpr int kRingCapacity = 4;
+  DecodeState(int first_pos, int first_count)
+      : pos0(first_pos), count0(first_count), token(std::vector<int>{-1}), pos(std::vector<int>{first_pos}),
+        ring(std::vector<int>(kRingCapacity, -1)), count(std::vector<int>{first_count}), ring_ref(kRingCapacity, -1) {}
+  void bind(ArgmaxParams& p, int n_vocab) const {
+    p.token = token.get();
+    p.pos = pos.get();
+    p.ring = ring.get();
+    p.ring_count = count.get();
+    p.n_vocab = n_vocab;
+    p.ring_capacity = kRingCapacity;
+  }
+  // After launch `step` (0 for the first of the run), which chose `want`.
+  void check_after(const std::string& tag, int step, int want) {
+    ring_ref[static_cast<size_t>((count0 + step) % kRingCapacity)] = want;
+    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
+    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + step + 1)}, 0.0, 0.0);
+    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
+    check(tag + " ring_count", to_float(count.download()), {static_cast<float>(count0 + step + 1)}, 0.0, 0.0);
+  }
+  int pos0, count0;
+  DeviceBuffer<int> token, pos, ring, count;
+  std::vector<int> ring_ref;
+};
+
 
 enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual };
 
@@ -714,23 +743,15 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
   DeviceBuffer<uint8_t> d_w(w.bytes);
   DeviceBuffer<float> d_y(static_cast<size_t>(rows)), d_bias(static_cast<size_t>(rows));
   DeviceBuffer<unsigned long long> best(std::vector<unsigned long long>{0ull});
-  const int pos0 = random_int(0, 1000), count0 = 2, cap = 4;
-  DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
-      count(std::vector<int>{count0});
+  DecodeState state(random_int(0, 1000), 2);
   GemvParams p{};
   p.parts[0] = {d_w.get(), d_y.get(), nullptr, nullptr, rows};
   p.n_parts = 1;
   p.split_k = split_k;
   p.argmax_best = best.get();
   ArgmaxParams a{};
-  a.token = token.get();
-  a.pos = pos.get();
-  a.ring = ring.get();
-  a.ring_count = count.get();
-  a.n_vocab = rows;
-  a.ring_capacity = cap;
+  state.bind(a, rows);
   a.best = best.get();
-  std::vector<int> ring_ref(cap, -1);
   const char* kernel = Kernel == GemvKernel::row_loop ? " row_loop" : "";
   for (ArgmaxPlant plant : {ArgmaxPlant::none, ArgmaxPlant::ties_nan_inf, ArgmaxPlant::all_nan}) {
     const int step = static_cast<int>(plant);
@@ -768,10 +789,7 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
       check(tag + " logits (planted)", nan_as_marker(y), nan_as_marker(bias), 0.0, 0.0);
     }
     const int want = argmax_skipping_nan(y);  // of the logits as written: exact
-    ring_ref[static_cast<size_t>((count0 + step) % cap)] = want;
-    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
-    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + step + 1)}, 0.0, 0.0);
-    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
+    state.check_after(tag, step, want);
     check(tag + " key reset", {static_cast<float>(best.download()[0])}, {0.0f}, 0.0, 0.0);
   }
 }
@@ -1361,24 +1379,17 @@ const char* argmax_data_name(ArgmaxData kind) {
 // over new logits; token, position, ring and counter checked after each.
 // `offset` shifts the logits off 16-byte alignment (the scalar path).
 void sweep_argmax_case(int n_vocab, int n_blocks, ArgmaxData kind, int offset) {
-  const int pos0 = random_int(0, 1000), count0 = 5, cap = 4;
+  DecodeState state(random_int(0, 1000), 5);
   DeviceBuffer<float> d_logits(static_cast<size_t>(n_vocab + offset));
   DeviceBuffer<float> block_value(static_cast<size_t>(n_blocks));
-  DeviceBuffer<int> token(std::vector<int>{-1}), pos(std::vector<int>{pos0}), ring(std::vector<int>(cap, -1)),
-      count(std::vector<int>{count0}), block_index(static_cast<size_t>(n_blocks)), done(std::vector<int>{0});
+  DeviceBuffer<int> block_index(static_cast<size_t>(n_blocks)), done(std::vector<int>{0});
   ArgmaxParams p{};
   p.logits = d_logits.get() + offset;
-  p.token = token.get();
-  p.pos = pos.get();
-  p.ring = ring.get();
-  p.ring_count = count.get();
-  p.n_vocab = n_vocab;
-  p.ring_capacity = cap;
+  state.bind(p, n_vocab);
   p.n_blocks = n_blocks;
   p.block_value = block_value.get();
   p.block_index = block_index.get();
   p.done = done.get();
-  std::vector<int> ring_ref(cap, -1);
   for (int step = 0; step < 2; ++step) {
     auto logits = argmax_logits(n_vocab, step == 0 ? kind : ArgmaxData::ties);
     std::vector<float> padded(static_cast<size_t>(offset), 99.0f);  // before the logits: never read
@@ -1386,14 +1397,10 @@ void sweep_argmax_case(int n_vocab, int n_blocks, ArgmaxData kind, int offset) {
     d_logits.upload(padded);
     expect_ok("argmax", launch_argmax(p, nullptr));
     const int want = argmax_skipping_nan(logits);
-    ring_ref[static_cast<size_t>((count0 + step) % cap)] = want;
     const std::string tag = fmt("argmax n_vocab=%d blocks=%d %s%s launch %d", n_vocab, n_blocks,
                                 argmax_data_name(step == 0 ? kind : ArgmaxData::ties), offset ? " unaligned" : "",
                                 step + 1);
-    check(tag + " token", to_float(token.download()), {static_cast<float>(want)}, 0.0, 0.0);
-    check(tag + " pos", to_float(pos.download()), {static_cast<float>(pos0 + step + 1)}, 0.0, 0.0);
-    check(tag + " ring", to_float(ring.download()), to_float(ring_ref), 0.0, 0.0);
-    check(tag + " ring_count", to_float(count.download()), {static_cast<float>(count0 + step + 1)}, 0.0, 0.0);
+    state.check_after(tag, step, want);
     check(tag + " counter", to_float(done.download()), {0.0f}, 0.0, 0.0);
   }
 }
