@@ -30,7 +30,7 @@ struct ArgmaxParams {
   int* ring_count;      // total tokens appended so far
   int n_vocab;
   int ring_capacity;
-  int n_blocks;         // grid size, >= 1 (the planner takes min(SMs, ceil(n_vocab / 1024)))
+  int n_blocks;         // grid size of the full form, >= 1 (the planner takes min(SMs, ceil(n_vocab / 1024)))
   float* block_value;   // workspace [n_blocks]: each block's largest logit (n_blocks > 1 only)
   int* block_index;     // workspace [n_blocks]: its lowest index (n_vocab: none)
   int* done;            // workspace [1]: blocks finished this launch; zero between launches

@@ -109,7 +109,8 @@ struct GemvLaunch {
   int split_k = 1;             // warps sharing one row group (1..16; staged: 1, 2 or 4)
   bool staged = false;         // staged_weights: all weights copied to shared memory before the wait
   int row_loop_chunks = 0;     // row_loop: a one-wave grid of warps looping over rows, this many chunks a lane; 0 = off
-  std::string argmax_key;      // gemv_argmax: workspace u64 [1] the blocks fold the greedy winner into; empty = none
+  std::string argmax_key;      // gemv_argmax: the key the blocks fold the greedy winner into (workspace i32 [2],
+                               // one u64); empty = none
 };
 
 struct RopePart {

@@ -86,11 +86,16 @@ void check_rope_predecessor(const Schedule& s, const Launch& prev, const Launch&
 }
 
 // gemv_argmax: an argmax's key comes from the one GEMV before it that
-// writes its logits and folds into that key; no GEMV folds into a key that
-// no argmax after it finishes (it would never be set back to zero).
+// writes its logits and folds into that key, and no launch between them
+// writes those logits again; no GEMV folds into a key that no argmax after
+// it finishes (it would never be set back to zero).
 void check_argmax_keys(const Schedule& s) {
   std::map<std::string, const GemvLaunch*> folding;  // key -> the GEMV folding into it, not yet finished
   for (const Launch& l : s.launches) {
+    for (const auto& [key, g] : folding)
+      for (const std::string& name : l.writes())
+        if (name == g->parts.front().y)
+          bad(l, "writes the logits " + name + " after the GEMV that folds their argmax into " + key);
     if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !g->argmax_key.empty()) {
       if (!folding.emplace(g->argmax_key, g).second) bad(l, "a second GEMV folds into the key " + g->argmax_key);
     }

@@ -716,12 +716,15 @@ void sweep_gemv_format() {
 
 // The argmax fold (rule gemv_argmax): a logits GEMV whose blocks fold their
 // greedy winner into one key, then the argmax launch's finish form. Three
-// launches on one key, as three graph replays: random logits (the token must
-// be the argmax of the logits the GEMV wrote, which are checked against the
-// CPU product), then x = 0 so the logits are exactly a planted bias: a tie
-// for the maximum at two random rows (the lower wins) among NaN and -inf
-// rows, then every logit NaN (token 0). After each, the key is back to 0.
-enum class ArgmaxPlant { none, ties_nan_inf, all_nan };
+// launches on one key, as graph replays: random logits (the token must be
+// the argmax of the logits the GEMV wrote, which are checked against the CPU
+// product), then x = 0 so the logits are exactly a planted bias: a tie for
+// the maximum at two random rows (the lower wins) among NaN and -inf rows;
+// every logit -inf (token 0 by the tie rule); every logit NaN (token 0).
+// After each, the key is back to 0. Needs 3 rows or more. (A GEMV's sum
+// starts at +0, so its logits are never -0: argmax_key's -0 rule is not
+// reached from here.)
+enum class ArgmaxPlant { none, ties_nan_inf, all_neg_inf, all_nan };
 
 template <WeightFormat F, Activation A, int RowsPerWarp, GemvKernel Kernel>
 cudaError_t launch_gemv_argmax(const GemvParams& p) {
@@ -753,7 +756,8 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
   state.bind(a, rows);
   a.best = best.get();
   const char* kernel = Kernel == GemvKernel::row_loop ? " row_loop" : "";
-  for (ArgmaxPlant plant : {ArgmaxPlant::none, ArgmaxPlant::ties_nan_inf, ArgmaxPlant::all_nan}) {
+  for (ArgmaxPlant plant :
+       {ArgmaxPlant::none, ArgmaxPlant::ties_nan_inf, ArgmaxPlant::all_neg_inf, ArgmaxPlant::all_nan}) {
     const int step = static_cast<int>(plant);
     std::vector<float> x(static_cast<size_t>(k), 0.0f), bias(static_cast<size_t>(rows), 0.0f);
     if (plant == ArgmaxPlant::none) x = random_floats(static_cast<size_t>(k), -1.0f, 1.0f);
@@ -761,10 +765,11 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k) {
       bias = random_floats(static_cast<size_t>(rows), -10.0f, 10.0f);
       for (int i = 0; i < std::max(1, rows / 50); ++i) bias[static_cast<size_t>(random_int(0, rows - 1))] = NAN;
       for (int i = 0; i < std::max(1, rows / 50); ++i) bias[static_cast<size_t>(random_int(0, rows - 1))] = -INFINITY;
-      const int hi = random_int(0, rows - 1), lo = random_int(0, hi);
-      bias[static_cast<size_t>(hi)] = bias[static_cast<size_t>(lo)] = 11.0f;
       bias[0] = NAN;
+      const int hi = random_int(2, rows - 1), lo = random_int(1, hi - 1);  // a real tie, not at the NaN row 0
+      bias[static_cast<size_t>(hi)] = bias[static_cast<size_t>(lo)] = 11.0f;
     }
+    if (plant == ArgmaxPlant::all_neg_inf) bias.assign(static_cast<size_t>(rows), -INFINITY);
     if (plant == ArgmaxPlant::all_nan) bias.assign(static_cast<size_t>(rows), NAN);
     const GemvInput<A> in(x);
     in.bind(p);
@@ -859,6 +864,10 @@ void sweep_gemv() {
   expect_refused("gemv split_k=17", launch_gemv<WeightFormat::f32, Activation::f32, 1, false>(p, nullptr));
   p.split_k = 1;
   expect_refused("gemv argmax without its key", launch_gemv<WeightFormat::f32, Activation::f32, 1, false, true>(p, nullptr));
+  p.k = 64 * 4;  // 2 chunks a lane of f32
+  expect_refused("gemv row loop argmax without its key",
+                 launch_gemv_row_loop<WeightFormat::f32, Activation::f32, 2, true>(p, nullptr));
+  p.k = 64;
   p.n_parts = 3;
   expect_refused("gemv swiglu with 3 parts", launch_gemv<WeightFormat::f32, Activation::f32, 1, true>(p, nullptr));
   p.n_parts = 1;
@@ -1429,6 +1438,10 @@ void sweep_argmax(int sms) {
   expect_refused("argmax blocks without workspace", launch_argmax(p, nullptr));
   p.n_blocks = 0;
   expect_refused("argmax zero blocks", launch_argmax(p, nullptr));
+  unsigned long long key = 0ull;
+  p.best = &key;  // the finish form needs the decode state too
+  p.token = nullptr;
+  expect_refused("argmax finish without its token slot", launch_argmax(p, nullptr));
 }
 
 }  // namespace
@@ -1437,6 +1450,10 @@ int main(int argc, char** argv) {
   uint64_t seed = static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count()) ^
                   std::random_device{}();
   const char* only = nullptr;  // --only FAMILY: that family's cases alone
+  if (argc > 1 && (std::strcmp(argv[argc - 1], "--seed") == 0 || std::strcmp(argv[argc - 1], "--only") == 0)) {
+    std::fprintf(stderr, "kernel_sweep: %s needs a value\n", argv[argc - 1]);
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];

@@ -589,6 +589,12 @@ TEST_CASE("gemv_argmax: the logits GEMV folds the winner, the argmax finishes; t
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("argmax-folding GEMV outside what its kernels take"));
   gemv.staged = false;
   verify_schedule(s);
+  Schedule rewritten = s;  // a launch between the fold and its finish that writes the logits again
+  Launch again = rewritten.launches[rewritten.launches.size() - 2];  // the logits GEMV, without the fold
+  REQUIRE(again.name == "gemv_logits");
+  std::get<GemvLaunch>(again.params).argmax_key.clear();
+  rewritten.launches.insert(rewritten.launches.end() - 1, again);
+  CHECK_THROWS_WITH(verify_schedule(rewritten), Catch::Contains("after the GEMV that folds their argmax"));
   auto& finish = std::get<ArgmaxLaunch>(s.launches.back().params);
   finish.key.clear();
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("no argmax finishes the key"));
