@@ -559,9 +559,8 @@ class ProgramEmitter {
     }
     o << "    p.split_k = " << g.split_k << ";\n";
     const bool argmax = !g.argmax_key.empty();  // gemv_argmax: the blocks fold the greedy winner
-    if (argmax) {
-      if (g.staged || g.swiglu || g.parts.size() != 1)
-        throw Error("launch " + l.name + ": the argmax fold takes one matrix in the register kernel or the row loop");
+    if (argmax) {  // verify_schedule refused any other fold: one matrix, the register kernel or the row loop
+      LANEC_ASSERT(!g.staged && !g.swiglu && g.parts.size() == 1, "launch " + l.name + ": an argmax fold with no kernel");
       o << "    p.argmax_best = " << key_ptr(g.argmax_key) << ";\n";
     }
     const std::string argmax_arg = argmax ? ", true" : "";

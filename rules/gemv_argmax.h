@@ -15,7 +15,7 @@
 // staged kernel, row loop). Fires where that GEMV is one matrix whose rows
 // are the vocabulary, with no SwiGLU, run by the row loop (rule row_loop).
 // Measured on an H200 (docs/performance.md, h200-2026-12-02i): Qwen3-0.6B,
-// whose logits GEMV is the row loop, +0.2 % a token in two calls; the
+// whose logits GEMV is the row loop, +0.2 % a token in each of three calls; the
 // register kernel's form (1.7B and 8B) -0.1 to -0.2 % and +-0, its tens of
 // thousands of blocks each waiting at the fold's barrier, so it declines
 // there (the kernel library keeps the form; the kernel sweep tests it).

@@ -551,12 +551,12 @@ std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>
 // (gemv_staged.cuh) or launch_gemv_row_loop (its chunks a lane from k).
 enum class GemvKernel { registers, staged, row_loop };
 
-template <WeightFormat F, Activation A>
+template <WeightFormat F, Activation A, bool Argmax = false>
 cudaError_t launch_row_loop_for_k(const GemvParams& p) {
   switch (ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize)) {
-    case 1: return launch_gemv_row_loop<F, A, 1>(p, nullptr);
-    case 2: return launch_gemv_row_loop<F, A, 2>(p, nullptr);
-    case 4: return launch_gemv_row_loop<F, A, 4>(p, nullptr);
+    case 1: return launch_gemv_row_loop<F, A, 1, Argmax>(p, nullptr);
+    case 2: return launch_gemv_row_loop<F, A, 2, Argmax>(p, nullptr);
+    case 4: return launch_gemv_row_loop<F, A, 4, Argmax>(p, nullptr);
     default: return cudaErrorInvalidValue;
   }
 }
@@ -729,12 +729,7 @@ enum class ArgmaxPlant { none, ties_nan_inf, all_neg_inf, all_nan };
 template <WeightFormat F, Activation A, int RowsPerWarp, GemvKernel Kernel>
 cudaError_t launch_gemv_argmax(const GemvParams& p) {
   if constexpr (Kernel == GemvKernel::row_loop) {
-    switch (ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize)) {
-      case 1: return launch_gemv_row_loop<F, A, 1, true>(p, nullptr);
-      case 2: return launch_gemv_row_loop<F, A, 2, true>(p, nullptr);
-      case 4: return launch_gemv_row_loop<F, A, 4, true>(p, nullptr);
-      default: return cudaErrorInvalidValue;
-    }
+    return launch_row_loop_for_k<F, A, true>(p);
   } else {
     return launch_gemv<F, A, RowsPerWarp, false, true>(p, nullptr);
   }
