@@ -254,9 +254,14 @@ inline void run_bench(Device& dev, const ProgramSpec& spec, const std::vector<in
 
 // CUDA events around the launches of one step run directly on the stream
 // (not the graph): start() before step(), step() marks the end of launch i.
+// With count_stamps (programs built with -DLANEC_CHAIN_STAMPS), mark() also
+// reads the chain-stamp counter after each launch instead of timing it: how
+// many kernels each launch of the step issues at this context (the attention's
+// merge launch in the long-context step is a second kernel of its launch).
 class LaunchProfiler {
  public:
-  explicit LaunchProfiler(size_t n_launches) : events_(n_launches + 1, nullptr) {
+  explicit LaunchProfiler(size_t n_launches, bool count_stamps = false)
+      : events_(n_launches + 1, nullptr), stamp_counts_(count_stamps ? n_launches : 0, 0u) {
     for (cudaEvent_t& e : events_) LANEC_CUDA_CHECK(cudaEventCreate(&e));
   }
   ~LaunchProfiler() {
@@ -269,6 +274,16 @@ class LaunchProfiler {
   void start(cudaStream_t stream) { LANEC_CUDA_CHECK(cudaEventRecord(events_.front(), stream)); }
   void mark(cudaStream_t stream, size_t launch) {
     if (launch + 1 < events_.size()) LANEC_CUDA_CHECK(cudaEventRecord(events_[launch + 1], stream));
+#ifdef LANEC_CHAIN_STAMPS
+    if (launch < stamp_counts_.size())
+      LANEC_CUDA_CHECK(cudaMemcpyFromSymbolAsync(&stamp_counts_[launch], kernels::g_chain_count, sizeof(unsigned), 0,
+                                                 cudaMemcpyDeviceToHost, stream));
+#endif
+  }
+  // With count_stamps, after the step has run: the stamp counter after each launch.
+  const std::vector<unsigned>& stamp_counts() {
+    LANEC_CUDA_CHECK(cudaEventSynchronize(events_.back()));
+    return stamp_counts_;
   }
   // Waits for the step; the µs of each launch (end of the previous mark to its own).
   std::vector<double> launch_us() {
@@ -280,18 +295,50 @@ class LaunchProfiler {
 
  private:
   std::vector<cudaEvent_t> events_;
+  std::vector<unsigned> stamp_counts_;
 };
 
 #ifdef LANEC_CHAIN_STAMPS
+// The first stamp of each launch of the step at `position` (and, past the
+// last, the total): the step runs once on the stream with the stamp counter
+// read after every launch, since a launch may issue more than one kernel
+// (the long-context attention's merge launch). Empty where the counter ran
+// past its capacity.
+inline std::vector<size_t> launch_first_stamps(Device& dev, const ProgramSpec& spec, int position) {
+  const unsigned zero = 0;
+  dev.set_position(position);
+  LANEC_CUDA_CHECK(cudaMemcpyToSymbolAsync(kernels::g_chain_count, &zero, sizeof zero, 0, cudaMemcpyHostToDevice,
+                                           dev.stream));
+  LaunchProfiler counter(spec.n_launches, true);
+  counter.start(dev.stream);
+  spec.step(dev.stream, &counter, dev.long_context_at(position));
+  const std::vector<unsigned>& after = counter.stamp_counts();
+  std::vector<size_t> first(spec.n_launches + 1, 0);
+  for (size_t i = 0; i < spec.n_launches; ++i) {
+    if (after[i] < first[i] || after[i] > kernels::kChainStampCapacity) return {};
+    first[i + 1] = after[i];
+  }
+  return first;
+}
+
 // --profile of a program built with -DLANEC_CHAIN_STAMPS (common.cuh): replays
 // the step `repeats` times at `position` and prints what each launch costs the
-// chain (stamp of the next launch minus its own; the last launch, which has no
-// next, is left out), as µs summed by kind and the launches that cost most.
+// chain (the first stamp of the next launch minus its own; the last launch,
+// which has no next, is left out), as µs summed by kind and the launches that
+// cost most. A launch of several kernels shows each kernel's share in the
+// layer's list.
 inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int position, int repeats) {
   const size_t n = spec.n_launches;
-  if (n < 2 || n > kernels::kChainStampCapacity) return;
-  std::vector<std::vector<double>> cost(n - 1);
-  std::vector<unsigned long long> stamps(n);
+  if (n < 2) return;
+  const std::vector<size_t> first = launch_first_stamps(dev, spec, position);
+  if (first.empty() || first[n] < 2) {
+    std::printf("chain stamps: fewer than 2 or more than %u stamps a step; no in-graph table\n",
+                kernels::kChainStampCapacity);
+    return;
+  }
+  const size_t n_stamps = first[n];
+  std::vector<std::vector<double>> cost(n_stamps - 1);  // kernel j: stamp j+1 minus stamp j
+  std::vector<unsigned long long> stamps(n_stamps);
   std::vector<double> span;
   const unsigned zero = 0;
   for (int r = -1; r < repeats; ++r) {
@@ -302,21 +349,29 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
     LANEC_CUDA_CHECK(cudaStreamSynchronize(dev.stream));
     unsigned count = 0;
     LANEC_CUDA_CHECK(cudaMemcpyFromSymbol(&count, kernels::g_chain_count, sizeof count));
-    if (count != n) {
-      std::printf("chain stamps: %u stamps for %zu launches; no in-graph table\n", count, n);
+    if (count != n_stamps) {
+      std::printf("chain stamps: %u stamps in the replay, %zu when the step ran on the stream; no in-graph table\n",
+                  count, n_stamps);
       return;
     }
-    LANEC_CUDA_CHECK(cudaMemcpyFromSymbol(stamps.data(), kernels::g_chain_stamps, n * sizeof(unsigned long long)));
+    LANEC_CUDA_CHECK(cudaMemcpyFromSymbol(stamps.data(), kernels::g_chain_stamps, n_stamps * sizeof(unsigned long long)));
     if (r < 0) continue;
-    for (size_t i = 0; i + 1 < n; ++i) cost[i].push_back(static_cast<double>(stamps[i + 1] - stamps[i]) / 1000.0);
-    span.push_back(static_cast<double>(stamps[n - 1] - stamps[0]) / 1000.0);
+    for (size_t j = 0; j + 1 < n_stamps; ++j) cost[j].push_back(static_cast<double>(stamps[j + 1] - stamps[j]) / 1000.0);
+    span.push_back(static_cast<double>(stamps[n_stamps - 1] - stamps[0]) / 1000.0);
   }
-  std::vector<double> mean(n - 1, 0.0);  // µs launch i costs, mean over the replays
+  std::vector<double> kernel_mean(n_stamps - 1, 0.0);  // µs kernel j costs, mean over the replays
+  for (size_t j = 0; j + 1 < n_stamps; ++j) {
+    for (double c : cost[j]) kernel_mean[j] += c;
+    kernel_mean[j] /= static_cast<double>(cost[j].size());
+  }
+  // Launch i: its kernels first[i] .. first[i+1]-1 (the last launch, with no
+  // stamp after it, is left out).
+  std::vector<double> mean(n - 1, 0.0);
+  for (size_t i = 0; i + 1 < n; ++i)
+    for (size_t j = first[i]; j < first[i + 1]; ++j) mean[i] += kernel_mean[j];
   std::vector<std::pair<std::string, std::pair<int, double>>> by_kind;  // kind -> launches, mean µs summed
   std::vector<std::pair<double, size_t>> by_launch;
   for (size_t i = 0; i + 1 < n; ++i) {
-    for (double c : cost[i]) mean[i] += c;
-    mean[i] /= static_cast<double>(cost[i].size());
     by_launch.push_back({mean[i], i});
     auto it = std::find_if(by_kind.begin(), by_kind.end(), [&](const auto& k) { return k.first == spec.launches[i].kind; });
     if (it == by_kind.end()) it = by_kind.insert(by_kind.end(), {spec.launches[i].kind, {0, 0.0}});
@@ -325,8 +380,8 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
   }
   std::sort(by_kind.begin(), by_kind.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
   std::printf("\nin-graph chain (-DLANEC_CHAIN_STAMPS): launch i costs the stamp of launch i+1 minus its own (block 0"
-              " past its wait), mean of %d replays; first to last stamp: median %.2f µs\n",
-              repeats, median(span));
+              " past its wait), mean of %d replays; %zu kernels for %zu launches; first to last stamp: median %.2f µs\n",
+              repeats, n_stamps, n, median(span));
   std::printf("| kind | launches | µs | µs a launch |\n| --- | ---: | ---: | ---: |\n");
   for (const auto& k : by_kind)
     std::printf("| %s | %d | %.2f | %.2f |\n", k.first.c_str(), k.second.first, k.second.second,
@@ -337,12 +392,18 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
     const LaunchInfo& l = spec.launches[by_launch[i].second];
     std::printf("| %zu | %s | %s | %.2f |\n", by_launch[i].second, l.name, l.ops, by_launch[i].first);
   }
-  // Layer 1's launches in order.
-  std::printf("\none layer in order:\n| # | launch | chain µs |\n| ---: | --- | ---: |\n");
+  // Layer 1's launches in order, with each kernel's share where a launch has several.
+  std::printf("\none layer in order:\n| # | launch | chain µs | its kernels' µs |\n| ---: | --- | ---: | --- |\n");
   for (size_t i = 0; i + 1 < n; ++i) {
     const std::string name = spec.launches[i].name;
     if (name.size() < 4 || name.compare(name.size() - 4, 4, "_l01") != 0) continue;
-    std::printf("| %zu | %s | %.2f |\n", i, spec.launches[i].name, mean[i]);
+    std::string shares;
+    for (size_t j = first[i]; first[i + 1] - first[i] > 1 && j < first[i + 1]; ++j) {
+      char part[32];
+      std::snprintf(part, sizeof part, "%s%.2f", shares.empty() ? "" : " + ", kernel_mean[j]);
+      shares += part;
+    }
+    std::printf("| %zu | %s | %.2f | %s |\n", i, spec.launches[i].name, mean[i], shares.c_str());
   }
 }
 #endif
