@@ -123,6 +123,28 @@ constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
 #define LANEC_ATTN_STREAM 1
 #endif
 
+// The scores' sums over the warp, every lane getting all of them. Where
+// their count is a power of two (LANEC_ATTN_SUM_EACH, on by default) in one
+// exchange of halves (warp_sum_each: 17 shuffles for 8 scores, where 8
+// warp_sums take 40), else one warp_sum each.
+#ifndef LANEC_ATTN_SUM_EACH
+#define LANEC_ATTN_SUM_EACH 1
+#endif
+template <int N>
+__device__ __forceinline__ void reduce_scores(float* s) {
+  if constexpr (LANEC_ATTN_SUM_EACH && (N & (N - 1)) == 0) {
+    float v[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) v[i] = s[i];
+    warp_sum_each(v);
+#pragma unroll
+    for (int i = 0; i < N; ++i) s[i] = v[i];
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) s[i] = warp_sum(s[i]);
+  }
+}
+
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
 // clusters of kAttnClusterSplits, and where a launch uses 2..8 splits they
 // merge in the cluster's shared memory instead of through the workspace, a
@@ -567,10 +589,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
         }
       }
     }
-#pragma unroll
-    for (int i = 0; i < kKeys; ++i)
-#pragma unroll
-      for (int g = 0; g < Group; ++g) s[i][g] = warp_sum(s[i][g]);
+    reduce_scores<kKeys * Group>(&s[0][0]);
 #pragma unroll
     for (int g = 0; g < Group; ++g) {
       float m_new = m[g];

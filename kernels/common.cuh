@@ -251,6 +251,45 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
+// warp_sum of each of a thread's N values (N a power of two up to 32), every
+// lane getting all N totals, in 2N + 4 - log2(N) shuffles where N warp_sums
+// take 5N: each round halves the values a lane holds, lanes with bit `off`
+// set keeping the upper half and sending the lower (the lane's one value
+// left is then value sum of the kept halves' offsets), plain rounds sum
+// over the remaining bits, and each total is read back from a lane that
+// holds it. Another summation order than warp_sum's: totals may differ from
+// it in the last bits.
+template <int N>
+__device__ __forceinline__ void warp_sum_each(float (&v)[N]) {
+  static_assert(N >= 1 && N <= kWarpSize && (N & (N - 1)) == 0, "N is a power of two up to 32");
+  const int lane = threadIdx.x % kWarpSize;
+  int off = kWarpSize / 2;
+#pragma unroll
+  for (int count = N; count > 1; count >>= 1, off >>= 1) {
+    const int half = count / 2;
+    const bool upper = (lane & off) != 0;
+#pragma unroll
+    for (int i = 0; i < half; ++i) {
+      const float send = upper ? v[i] : v[i + half];
+      const float keep = upper ? v[i + half] : v[i];
+      v[i] = keep + __shfl_xor_sync(kFullMask, send, off);
+    }
+  }
+#pragma unroll
+  for (; off > 0; off >>= 1) v[0] += __shfl_xor_sync(kFullMask, v[0], off);
+  const float mine = v[0];
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    // The lane whose kept offsets add up to j: bit (16 >> r) for each round r
+    // whose half (N >> (r + 1)) is set in j.
+    int src = 0;
+#pragma unroll
+    for (int r = 0, h = N / 2; h >= 1; ++r, h >>= 1)
+      if (j & h) src |= (kWarpSize / 2) >> r;
+    v[j] = __shfl_sync(kFullMask, mine, src);
+  }
+}
+
 __device__ __forceinline__ float warp_max(float v) {
 #pragma unroll
   for (int off = kWarpSize / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, off));

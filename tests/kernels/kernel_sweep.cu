@@ -1335,6 +1335,50 @@ void sweep_attention() {
 
 // ---- elementwise / argmax -------------------------------------------------------
 
+// warp_sum_each<N>: lane l holds values in[(w * 32 + l) * N + i]; every lane
+// of the warp must end with all N totals.
+template <int N>
+__global__ void warp_sum_each_kernel(const float* in, float* out) {
+  const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  float v[N];
+  for (int i = 0; i < N; ++i) v[i] = in[t * N + i];
+  warp_sum_each(v);
+  for (int i = 0; i < N; ++i) out[t * N + i] = v[i];
+}
+
+template <int N>
+void sweep_warp_sum_each() {
+  constexpr int kWarps = 8;
+  const auto in = random_floats(static_cast<size_t>(kWarps) * kWarpSize * N, -4.0f, 4.0f);
+  DeviceBuffer<float> d_in(in), d_out(in.size());
+  warp_sum_each_kernel<N><<<2, kWarps / 2 * kWarpSize>>>(d_in.get(), d_out.get());
+  expect_ok(fmt("warp_sum_each N=%d", N), cudaGetLastError());
+  std::vector<float> ref(in.size()), scale(in.size());
+  for (int w = 0; w < kWarps; ++w)
+    for (int i = 0; i < N; ++i) {
+      double sum = 0.0, abs_sum = 0.0;
+      for (int l = 0; l < kWarpSize; ++l) {
+        sum += in[(static_cast<size_t>(w) * kWarpSize + l) * N + i];
+        abs_sum += std::fabs(in[(static_cast<size_t>(w) * kWarpSize + l) * N + i]);
+      }
+      for (int l = 0; l < kWarpSize; ++l) {
+        ref[(static_cast<size_t>(w) * kWarpSize + l) * N + i] = static_cast<float>(sum);
+        scale[(static_cast<size_t>(w) * kWarpSize + l) * N + i] = static_cast<float>(abs_sum);
+      }
+    }
+  // Float sums of 32 terms in some order: within 32 ulps of sum |v|.
+  check(fmt("warp_sum_each N=%d: every lane has every total", N), d_out.download(), ref, 32 * 1.2e-7, 0.0, scale);
+}
+
+void sweep_reductions() {
+  sweep_warp_sum_each<1>();
+  sweep_warp_sum_each<2>();
+  sweep_warp_sum_each<4>();
+  sweep_warp_sum_each<8>();
+  sweep_warp_sum_each<16>();
+  sweep_warp_sum_each<32>();
+}
+
 void sweep_elementwise() {
   for (int n : {1, 1000, 8960}) {
     const auto a = random_floats(static_cast<size_t>(n), -8.0f, 8.0f), b = random_floats(static_cast<size_t>(n), -4.0f, 4.0f);
@@ -1458,7 +1502,8 @@ int main(int argc, char** argv) {
       {"embed", sweep_embed},           {"rms_norm", sweep_rms_norm},       {"repack", sweep_repack},
       {"gemv", sweep_gemv},             {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
       {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},       {"attention", sweep_attention},
-      {"elementwise", sweep_elementwise}, {"argmax", [&sms] { sweep_argmax(sms); }}};
+      {"elementwise", sweep_elementwise}, {"reductions", sweep_reductions},
+      {"argmax", [&sms] { sweep_argmax(sms); }}};
   if (only != nullptr &&
       std::none_of(std::begin(families), std::end(families), [&](const auto& f) { return std::strcmp(only, f.first) == 0; })) {
     std::string names;
