@@ -254,10 +254,10 @@ __device__ __forceinline__ float warp_sum(float v) {
 // warp_sum of each of a thread's N values (N a power of two up to 32), every
 // lane getting all N totals, in 2N + 4 - log2(N) shuffles where N warp_sums
 // take 5N: each round halves the values a lane holds, lanes with bit `off`
-// set keeping the upper half and sending the lower (the lane's one value
-// left is then value sum of the kept halves' offsets), plain rounds sum
-// over the remaining bits, and each total is read back from a lane that
-// holds it. Another summation order than warp_sum's: totals may differ from
+// set keeping the upper half and sending the lower (the one value a lane
+// has left is then the one whose index adds up the halves it kept), plain
+// rounds sum over the remaining lane bits, and each total is read back from
+// a lane that holds it. Another summation order than warp_sum's: totals may differ from
 // it in the last bits.
 template <int N>
 __device__ __forceinline__ void warp_sum_each(float (&v)[N]) {
