@@ -130,19 +130,20 @@ constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
 #ifndef LANEC_ATTN_SUM_EACH
 #define LANEC_ATTN_SUM_EACH 1
 #endif
-template <int N>
-__device__ __forceinline__ void reduce_scores(float* s) {
-  if constexpr (LANEC_ATTN_SUM_EACH && (N & (N - 1)) == 0) {
-    float v[N];
+template <int Keys, int Group>
+__device__ __forceinline__ void reduce_scores(float (&s)[Keys][Group]) {
+  constexpr int kN = Keys * Group;
+  float v[kN];  // the scores as one array (registers: the copies fold away)
 #pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = s[i];
+  for (int i = 0; i < kN; ++i) v[i] = s[i / Group][i % Group];
+  if constexpr (LANEC_ATTN_SUM_EACH && (kN & (kN - 1)) == 0) {
     warp_sum_each(v);
-#pragma unroll
-    for (int i = 0; i < N; ++i) s[i] = v[i];
   } else {
 #pragma unroll
-    for (int i = 0; i < N; ++i) s[i] = warp_sum(s[i]);
+    for (int i = 0; i < kN; ++i) v[i] = warp_sum(v[i]);
   }
+#pragma unroll
+  for (int i = 0; i < kN; ++i) s[i / Group][i % Group] = v[i];
 }
 
 // Cluster merge (sm_90+): the splits of a head group launch as thread-block
@@ -589,7 +590,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
         }
       }
     }
-    reduce_scores<kKeys * Group>(&s[0][0]);
+    reduce_scores(s);
 #pragma unroll
     for (int g = 0; g < Group; ++g) {
       float m_new = m[g];

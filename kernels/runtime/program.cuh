@@ -364,11 +364,12 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
     for (double c : cost[j]) kernel_mean[j] += c;
     kernel_mean[j] /= static_cast<double>(cost[j].size());
   }
-  // Launch i: its kernels first[i] .. first[i+1]-1 (the last launch, with no
-  // stamp after it, is left out).
+  // Launch i: its kernels first[i] .. first[i+1]-1, those with a stamp after
+  // them (the step's last kernel has none and is left out).
+  auto kernels_of = [&](size_t i) { return std::make_pair(first[i], std::min(first[i + 1], n_stamps - 1)); };
   std::vector<double> mean(n - 1, 0.0);
   for (size_t i = 0; i + 1 < n; ++i)
-    for (size_t j = first[i]; j < first[i + 1]; ++j) mean[i] += kernel_mean[j];
+    for (size_t j = kernels_of(i).first; j < kernels_of(i).second; ++j) mean[i] += kernel_mean[j];
   std::vector<std::pair<std::string, std::pair<int, double>>> by_kind;  // kind -> launches, mean µs summed
   std::vector<std::pair<double, size_t>> by_launch;
   for (size_t i = 0; i + 1 < n; ++i) {
@@ -398,10 +399,13 @@ inline void print_chain_profile(Device& dev, const ProgramSpec& spec, int positi
     const std::string name = spec.launches[i].name;
     if (name.size() < 4 || name.compare(name.size() - 4, 4, "_l01") != 0) continue;
     std::string shares;
-    for (size_t j = first[i]; first[i + 1] - first[i] > 1 && j < first[i + 1]; ++j) {
-      char part[32];
-      std::snprintf(part, sizeof part, "%s%.2f", shares.empty() ? "" : " + ", kernel_mean[j]);
-      shares += part;
+    const auto [j0, j1] = kernels_of(i);
+    if (j1 > j0 + 1) {
+      for (size_t j = j0; j < j1; ++j) {
+        char part[32];
+        std::snprintf(part, sizeof part, "%s%.2f", j == j0 ? "" : " + ", kernel_mean[j]);
+        shares += part;
+      }
     }
     std::printf("| %zu | %s | %.2f | %s |\n", i, spec.launches[i].name, mean[i], shares.c_str());
   }
