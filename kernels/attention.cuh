@@ -115,6 +115,37 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 #define LANEC_ATTN_EARLY 1
 #endif
 constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
+// Measurement switch (not yet timed, off): scores in base 2
+// (LANEC_ATTN_EXP2=1). The queries are scaled
+// by scale * log2(e), so every exponential of the softmax and the merges is
+// exp2f of a difference (one MUFU.EX2 and a range fix-up), where expf takes
+// about eight instructions; the running maxima m of the partials are in
+// base 2 too, and every reader of them here uses attn_exp.
+#ifndef LANEC_ATTN_EXP2
+#define LANEC_ATTN_EXP2 0
+#endif
+constexpr float kAttnScoreBase = LANEC_ATTN_EXP2 ? 1.4426950408889634f : 1.0f;  // log2(e) or 1
+__device__ __forceinline__ float attn_exp(float x) {
+  if constexpr (LANEC_ATTN_EXP2) {
+    return exp2f(x);
+  } else {
+    return expf(x);
+  }
+}
+// Measurement switch (not yet timed, off): a warp rescales a head's
+// accumulator only when an iteration raises its running max
+// (LANEC_ATTN_LAZY=1; the same results bit for bit). The scores are warp
+// sums, so the test is uniform over the warp, and when the max stays the
+// correction is exactly 1. Past a split's first keys the max rarely rises.
+#ifndef LANEC_ATTN_LAZY
+#define LANEC_ATTN_LAZY 0
+#endif
+// Measurement switch (not yet timed, off): a warp's iterations whose keys
+// all lie below the split's end take a form with no per-key checks
+// (LANEC_ATTN_FULL_ITERATIONS=1; the same arithmetic).
+#ifndef LANEC_ATTN_FULL_ITERATIONS
+#define LANEC_ATTN_FULL_ITERATIONS 0
+#endif
 
 // How K and V rows load (common.cuh StreamKind). A block reads each row of
 // its split once, so the rows need no L1 lines: not through L1 by default
@@ -378,7 +409,7 @@ __device__ __forceinline__ AttnPartial merge_partials(int n, Load load) {
   AttnPartial r{m_all, 0.0f, 0.0f};
 #pragma unroll
   for (int k = 0; k < kAttnClusterSplits; ++k) {
-    const float w = k < n ? expf(part[k].m - m_all) : 0.0f;  // splits are never empty: m finite
+    const float w = k < n ? attn_exp(part[k].m - m_all) : 0.0f;  // splits are never empty: m finite
     r.l += w * part[k].l;
     r.a += w * part[k].a;
   }
@@ -495,7 +526,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     for (int g = 0; g < Group; ++g) {
 #pragma unroll
       for (int j = 0; j < kPer; ++j) {
-        q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim>(lane, j)] * p.scale;
+        q[g][j] = p.q[(h0 + g) * HeadDim + attention_elem<HeadDim>(lane, j)] * (p.scale * kAttnScoreBase);
         acc[g][j] = 0.0f;
       }
       m[g] = -INFINITY;
@@ -568,48 +599,61 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     } else if constexpr (kAttnLoads == 1) {
       load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
     }
-    float s[kKeys][Group];
-    float v[kKeys][kPer];
-#pragma unroll
-    for (int i = 0; i < kKeys; ++i) {
-#pragma unroll
-      for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
-      if (t + i < t1) {
-        if constexpr (kAttnLoads == 0) {
-          const size_t row = static_cast<size_t>(t + i) * HeadDim;
-          load_cache_raw(k_head + row, lane, k_run[i]);
-          load_cache_raw(v_head + row, lane, v_run[i]);
-        }
-        float k[kPer];
-        cache_run_values(k_run[i], k);
-        cache_run_values(v_run[i], v[i]);
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-#pragma unroll
-          for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k[j];
-        }
-      }
-    }
-    reduce_scores(s);
-#pragma unroll
-    for (int g = 0; g < Group; ++g) {
-      float m_new = m[g];
-#pragma unroll
-      for (int i = 0; i < kKeys; ++i)
-        if (t + i < t1) m_new = fmaxf(m_new, s[i][g]);
-      const float correction = expf(m[g] - m_new);  // 0 on the first keys (m = -inf)
-      l[g] *= correction;
-#pragma unroll
-      for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
+    // The scoring and the softmax update of keys [t, t + kKeys); a full
+    // iteration (all but a warp's last at most) checks no key against t1,
+    // so its code has no branches between the keys' exponentials and sums.
+    auto score_keys = [&](auto checked) {
+      auto valid = [&](int i) { return !decltype(checked)::value || t + i < t1; };
+      float s[kKeys][Group];
+      float v[kKeys][kPer];
 #pragma unroll
       for (int i = 0; i < kKeys; ++i) {
-        if (t + i >= t1) continue;
-        const float weight = expf(s[i][g] - m_new);
-        l[g] += weight;
 #pragma unroll
-        for (int j = 0; j < kPer; ++j) acc[g][j] += weight * v[i][j];
+        for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
+        if (valid(i)) {
+          if constexpr (kAttnLoads == 0) {
+            const size_t row = static_cast<size_t>(t + i) * HeadDim;
+            load_cache_raw(k_head + row, lane, k_run[i]);
+            load_cache_raw(v_head + row, lane, v_run[i]);
+          }
+          float k[kPer];
+          cache_run_values(k_run[i], k);
+          cache_run_values(v_run[i], v[i]);
+#pragma unroll
+          for (int j = 0; j < kPer; ++j) {
+#pragma unroll
+            for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k[j];
+          }
+        }
       }
-      m[g] = m_new;
+      reduce_scores(s);
+#pragma unroll
+      for (int g = 0; g < Group; ++g) {
+        float m_new = m[g];
+#pragma unroll
+        for (int i = 0; i < kKeys; ++i)
+          if (valid(i)) m_new = fmaxf(m_new, s[i][g]);
+        if (!LANEC_ATTN_LAZY || m_new > m[g]) {
+          const float correction = attn_exp(m[g] - m_new);  // 0 on the first keys (m = -inf)
+          l[g] *= correction;
+#pragma unroll
+          for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
+        }
+#pragma unroll
+        for (int i = 0; i < kKeys; ++i) {
+          if (!valid(i)) continue;
+          const float weight = attn_exp(s[i][g] - m_new);
+          l[g] += weight;
+#pragma unroll
+          for (int j = 0; j < kPer; ++j) acc[g][j] += weight * v[i][j];
+        }
+        m[g] = m_new;
+      }
+    };
+    if (!LANEC_ATTN_FULL_ITERATIONS || t + kKeys > t1) {
+      score_keys(std::true_type{});
+    } else {
+      score_keys(std::false_type{});
     }
   }
 
@@ -636,7 +680,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     float a = 0.0f, l_all = 0.0f;
 #pragma unroll
     for (int w = 0; w < kAttnWarps; ++w) {
-      const float weight = sm_ml[w][g][0] == -INFINITY ? 0.0f : expf(sm_ml[w][g][0] - m_all);
+      const float weight = sm_ml[w][g][0] == -INFINITY ? 0.0f : attn_exp(sm_ml[w][g][0] - m_all);
       l_all += weight * sm_ml[w][g][1];
       a += weight * sm_acc[w][e];
     }
@@ -680,7 +724,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     for (int s = 0; s < eff; ++s) m_all = fmaxf(m_all, sm_w[g][s]);
     float den = 0.0f;
     for (int s = 0; s < eff; ++s) {
-      const float w = sm_w[g][s] == -INFINITY ? 0.0f : expf(sm_w[g][s] - m_all);
+      const float w = sm_w[g][s] == -INFINITY ? 0.0f : attn_exp(sm_w[g][s] - m_all);
       sm_w[g][s] = w;
       den += w * sm_l[g][s];
     }
