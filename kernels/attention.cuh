@@ -115,14 +115,15 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 #define LANEC_ATTN_EARLY 1
 #endif
 constexpr bool kAttnEarly = LANEC_ATTN_EARLY != 0 && kAttnLoads == 2;
-// Measurement switch (not yet timed, off): scores in base 2
-// (LANEC_ATTN_EXP2=1). The queries are scaled
+// Scores in base 2 (LANEC_ATTN_EXP2, on by default: +4.2 % on Qwen3-8B and
+// +5.0 % on Qwen3-0.6B at a 4k context with the next switch, each about half,
+// docs/performance.md). The queries are scaled
 // by scale * log2(e), so every exponential of the softmax and the merges is
 // exp2f of a difference (one MUFU.EX2 and a range fix-up), where expf takes
 // about eight instructions; the running maxima m of the partials are in
 // base 2 too, and every reader of them here uses attn_exp.
 #ifndef LANEC_ATTN_EXP2
-#define LANEC_ATTN_EXP2 0
+#define LANEC_ATTN_EXP2 1
 #endif
 constexpr float kAttnScoreBase = LANEC_ATTN_EXP2 ? 1.4426950408889634f : 1.0f;  // log2(e) or 1
 __device__ __forceinline__ float attn_exp(float x) {
@@ -132,7 +133,7 @@ __device__ __forceinline__ float attn_exp(float x) {
     return expf(x);
   }
 }
-// Measurement switch (not yet timed, off): a warp rescales a head's
+// Measurement switch (off: timed no faster, docs/performance.md): a warp rescales a head's
 // accumulator only when an iteration raises its running max
 // (LANEC_ATTN_LAZY=1; the same results bit for bit). The scores are warp
 // sums, so the test is uniform over the warp, and when the max stays the
@@ -140,11 +141,11 @@ __device__ __forceinline__ float attn_exp(float x) {
 #ifndef LANEC_ATTN_LAZY
 #define LANEC_ATTN_LAZY 0
 #endif
-// Measurement switch (not yet timed, off): a warp's iterations whose keys
-// all lie below the split's end take a form with no per-key checks
-// (LANEC_ATTN_FULL_ITERATIONS=1; the same arithmetic).
+// A warp's iterations whose keys all lie below the split's end take a form
+// with no per-key checks (LANEC_ATTN_FULL_ITERATIONS, on by default; the same
+// arithmetic; -DLANEC_ATTN_FULL_ITERATIONS=0 checks every key).
 #ifndef LANEC_ATTN_FULL_ITERATIONS
-#define LANEC_ATTN_FULL_ITERATIONS 0
+#define LANEC_ATTN_FULL_ITERATIONS 1
 #endif
 
 // How K and V rows load (common.cuh StreamKind). A block reads each row of
