@@ -133,14 +133,6 @@ __device__ __forceinline__ float attn_exp(float x) {
     return expf(x);
   }
 }
-// Measurement switch (off: timed no faster, docs/performance.md): a warp rescales a head's
-// accumulator only when an iteration raises its running max
-// (LANEC_ATTN_LAZY=1; the same results bit for bit). The scores are warp
-// sums, so the test is uniform over the warp, and when the max stays the
-// correction is exactly 1. Past a split's first keys the max rarely rises.
-#ifndef LANEC_ATTN_LAZY
-#define LANEC_ATTN_LAZY 0
-#endif
 // A warp's iterations whose keys all lie below the split's end take a form
 // with no per-key checks (LANEC_ATTN_FULL_ITERATIONS, on by default; the same
 // arithmetic; -DLANEC_ATTN_FULL_ITERATIONS=0 checks every key).
@@ -634,12 +626,10 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #pragma unroll
         for (int i = 0; i < kKeys; ++i)
           if (valid(i)) m_new = fmaxf(m_new, s[i][g]);
-        if (!LANEC_ATTN_LAZY || m_new > m[g]) {
-          const float correction = attn_exp(m[g] - m_new);  // 0 on the first keys (m = -inf)
-          l[g] *= correction;
+        const float correction = attn_exp(m[g] - m_new);  // 0 on the first keys (m = -inf)
+        l[g] *= correction;
 #pragma unroll
-          for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
-        }
+        for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
 #pragma unroll
         for (int i = 0; i < kKeys; ++i) {
           if (!valid(i)) continue;
