@@ -92,23 +92,6 @@ __host__ __device__ constexpr int attention_keys_a_warp() {
   return Group >= 4 ? 2 : LANEC_ATTN_KEYS;
 }
 
-// Measurement switch (off): LANEC_ATTN_FEWEST_SPLITS=1 uses, where the
-// context fills every split, the fewest splits that keep the slowest
-// split's rounds of kAttnWarps * Keys keys: at 4,097 keys and 64 splits of
-// Group 2, 52 splits of 79 keys (5 rounds) instead of 64 of 64-65 (one
-// split 5 rounds, the launch waiting on it). Fewer blocks, fewer partials
-// to merge, the same dependent rounds.
-#ifndef LANEC_ATTN_FEWEST_SPLITS
-#define LANEC_ATTN_FEWEST_SPLITS 0
-#endif
-template <int Group>
-__host__ __device__ constexpr int attention_used_splits(int len, int n_split) {
-  const int eff = attention_effective_splits(len, n_split);
-  if (!LANEC_ATTN_FEWEST_SPLITS || eff < n_split) return eff;
-  constexpr int kRound = kAttnWarps * attention_keys_a_warp<Group>();
-  const int rounds = ((len + n_split - 1) / n_split + kRound - 1) / kRound;
-  return (len + rounds * kRound - 1) / (rounds * kRound);
-}
 // When a warp loads its keys' cache rows (LANEC_ATTN_LOADS):
 //   2 (default): the next iteration's rows before this one's are scored,
 //     kept raw (f16 runs take half the registers of their floats), so two
@@ -553,7 +536,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   if constexpr (!kAttnEarly) load_queries_and_clear();
   const int pos = *p.pos;
   const int len = min(pos + 1, p.n_ctx);
-  const int eff = attention_used_splits<Group>(len, p.n_split);
+  const int eff = attention_effective_splits(len, p.n_split);
   const bool cluster_merge = Cluster && eff > 1 && (kAttnClusterLevels || eff <= kAttnClusterSplits);
   // Whether this block's cluster has used splits, and so merges: the same for
   // all its blocks (they read the same length).
@@ -795,7 +778,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_merge_kernel(const __g
   // The position was written two or more launches back (see kAttnEarly).
   const int len = min(*p.pos + 1, p.n_ctx);
   pdl_wait();
-  const int eff = attention_used_splits<Group>(len, p.n_split);
+  const int eff = attention_effective_splits(len, p.n_split);
   const int clusters = (eff + kAttnClusterSplits - 1) / kAttnClusterSplits;
   if (clusters <= 1) return;
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
