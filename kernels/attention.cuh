@@ -85,13 +85,6 @@ constexpr int kAttnThreads = kAttnWarps * kWarpSize;
 #ifndef LANEC_ATTN_KEYS
 #define LANEC_ATTN_KEYS 4
 #endif
-// Keys a warp scores per iteration at Group query heads a block (registers:
-// Keys * Group scores).
-template <int Group>
-__host__ __device__ constexpr int attention_keys_a_warp() {
-  return Group >= 4 ? 2 : LANEC_ATTN_KEYS;
-}
-
 // When a warp loads its keys' cache rows (LANEC_ATTN_LOADS):
 //   2 (default): the next iteration's rows before this one's are scored,
 //     kept raw (f16 runs take half the registers of their floats), so two
@@ -500,7 +493,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
                 "a block serves 1..8 query heads of at most 1024 elements together");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
   constexpr int kPer = HeadDim / kWarpSize;
-  constexpr int kKeys = attention_keys_a_warp<Group>();
+  constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
   __shared__ float sm_ml[kAttnWarps][Group][2];
   __shared__ float sm_acc[kAttnWarps][kElems];
