@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "../kernels/lanec_kernels.cuh"
+#include "chain_bench.cuh"
 
 namespace {
 
@@ -130,28 +131,6 @@ cudaError_t launch_bulk(const BulkParams& p, cudaStream_t stream) {
                        stream, p);
 }
 
-// The stand-in for the small launch before each GEMV: one block that waits,
-// spins for spin_ns (the generated programs' norm, rope and quantize
-// launches take 1.3-2.9 us after their wait, time in which the next GEMV's
-// blocks already run their part before the wait) and rewrites the first
-// activation word as it is.
-struct TouchParams {
-  Activations x;
-  long long spin_ns;
-};
-
-__global__ void touch_kernel(const TouchParams p) {
-  pdl_wait();
-  if (threadIdx.x == 0) {
-    long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < p.spin_ns);
-    p.x.qs[0] = *reinterpret_cast<volatile int8_t*>(p.x.qs);
-  }
-}
-
 struct Shape {
   const char* name;
   int rows, k, lib_split;
@@ -180,7 +159,8 @@ struct Setup {
 };
 
 void launch(const Setup& s, int layer, Kind kind, cudaStream_t stream) {
-  LANEC_CUDA_CHECK(launch_kernel(touch_kernel, dim3(1), dim3(32), 0, stream, TouchParams{s.x, s.spin_ns}));
+  LANEC_CUDA_CHECK(launch_kernel(lanec::bench::stand_in_kernel, dim3(1), dim3(32), 0, stream,
+                                 lanec::bench::StandInParams{s.x.qs, s.spin_ns}));
   if (kind == Kind::none) return;
   if (kind == Kind::lib) {
     GemvParams p{};

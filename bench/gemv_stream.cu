@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "../kernels/lanec_kernels.cuh"
+#include "chain_bench.cuh"
 
 namespace {
 
@@ -150,24 +151,6 @@ cudaError_t launch_stream(StreamParams p, cudaStream_t stream) {
                        stream, p);
 }
 
-// The stand-in for the small launch before each GEMV (as in gemv_bulk.cu).
-struct TouchParams {
-  Activations x;
-  long long spin_ns;
-};
-
-__global__ void touch_kernel(const TouchParams p) {
-  pdl_wait();
-  if (threadIdx.x == 0) {
-    long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < p.spin_ns);
-    p.x.qs[0] = *reinterpret_cast<volatile int8_t*>(p.x.qs);
-  }
-}
-
 struct Shape {
   const char* name;
   int rows, k;
@@ -225,7 +208,8 @@ void launch_library(const Setup& s, int layer, int split, cudaStream_t stream) {
 }
 
 void launch(const Setup& s, int layer, Kind kind, cudaStream_t stream) {
-  LANEC_CUDA_CHECK(launch_kernel(touch_kernel, dim3(1), dim3(32), 0, stream, TouchParams{s.x, s.spin_ns}));
+  LANEC_CUDA_CHECK(launch_kernel(lanec::bench::stand_in_kernel, dim3(1), dim3(32), 0, stream,
+                                 lanec::bench::StandInParams{s.x.qs, s.spin_ns}));
   const StreamParams p{s.w[layer], s.y[layer], s.x, s.shape.rows, s.shape.k, 1};
   switch (kind) {
     case Kind::none: return;
@@ -335,31 +319,10 @@ int main(int argc, char** argv) {
     LANEC_CUDA_CHECK(cudaMemcpy(s.x.d, d.data(), sizeof(float) * d.size(), cudaMemcpyHostToDevice));
 
     auto replay = [&](Kind kind) {
-      cudaGraph_t graph;
-      cudaGraphExec_t exec;
-      check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
-      for (int l = 0; l < kLayers; ++l) launch(s, l, kind, stream);
-      check_cuda(cudaStreamEndCapture(stream, &graph), "capture");
-      check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-      cudaEvent_t a, b;
-      check_cuda(cudaEventCreate(&a), "event");
-      check_cuda(cudaEventCreate(&b), "event");
-      std::vector<float> ms;
-      for (int i = 0; i < kReplays + 3; ++i) {
-        check_cuda(cudaEventRecord(a, stream), "record");
-        check_cuda(cudaGraphLaunch(exec, stream), "replay");
-        check_cuda(cudaEventRecord(b, stream), "record");
-        check_cuda(cudaEventSynchronize(b), "sync");
-        float t = 0.0f;
-        check_cuda(cudaEventElapsedTime(&t, a, b), "elapsed");
-        if (i >= 3) ms.push_back(t);
-      }
-      check_cuda(cudaEventDestroy(a), "destroy");
-      check_cuda(cudaEventDestroy(b), "destroy");
-      check_cuda(cudaGraphExecDestroy(exec), "destroy");
-      check_cuda(cudaGraphDestroy(graph), "destroy");
-      std::sort(ms.begin(), ms.end());
-      return ms[ms.size() / 2] * 1e3f;
+      auto record = [&](cudaStream_t st) {
+        for (int l = 0; l < kLayers; ++l) launch(s, l, kind, st);
+      };
+      return static_cast<float>(lanec::bench::median_replay_us(record, stream, kReplays, 1, check_cuda));
     };
     const float none_us = replay(Kind::none);
     std::printf("%s  {\"shape\": \"%s\", \"rows\": %d, \"k\": %d, \"mb\": %.2f, \"stand_in_us\": %.3f", first ? "" : ",\n",
