@@ -18,13 +18,16 @@
 // launch with 2..8 splits merges in the cluster's shared memory instead
 // (attention_cluster_kernel, below); with more, the clusters meet through the
 // workspace, or (merge_launch, the emitted program's long-context step) in
-// attention_merge_kernel, which launch_attention then runs.
+// attention_merge_kernel, which launch_attention then runs. Those long-context
+// launches of blocks of 4 query heads over an f16 cache score and weigh their
+// keys on tensor cores (attention_tc.cuh), their splits capped to one wave.
 // len is read from the device so a captured graph replays for every step.
 // Optionally (out_qs non-null) the output is also written in its int8 form
 // (blocks.h layout, quantize_block_with_max; with out_lo the two-word form), for
 // a GEMV that reads it.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -482,7 +485,27 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (graph replay)
 }
 
-template <int HeadDim, CachePrecision C, int Group, bool Cluster>
+// The tensor-core key loop (attention_tc.cuh, LANEC_ATTN_TC, on by default)
+// serves the long-context launches (merge_launch) of blocks of at least
+// kAttnTcMinGroup query heads over an f16 cache: there the scalar loop is
+// bound by its instructions (4 heads a block on Qwen3-8B at 4k context).
+// Its kernel holds 128 registers a thread, 4 blocks an SM, so launch_attention
+// caps its splits to what one wave of clusters holds. Measured on Qwen3-8B
+// at 4k context: +2.9 % (docs/performance.md); with 2 heads a block it lost
+// 1.8 % (Qwen3-0.6B), which keeps the scalar loop.
+#ifndef LANEC_ATTN_TC
+#define LANEC_ATTN_TC 1
+#endif
+constexpr int kAttnTcMinGroup = 4;
+constexpr int kAttnTcMinBlocks = 4;
+
+}  // namespace lanec::kernels
+
+#include "attention_tc.cuh"
+
+namespace lanec::kernels {
+
+template <int HeadDim, CachePrecision C, int Group, bool Cluster, bool Tc>
 __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Before any global memory access (see common.cuh); with kAttnEarly, the
   // position and the rows of earlier positions load first.
@@ -492,6 +515,14 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   static_assert(Group >= 1 && Group <= kAttnMaxGroup && Group * HeadDim <= kAttnMaxGroupElems,
                 "a block serves 1..8 query heads of at most 1024 elements together");
   using T = std::conditional_t<C == CachePrecision::f32, float, __half>;
+  // The tensor-core key loop (attention_tc.cuh) where it is switched on and
+  // the device code has mma (sm_80+).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  constexpr bool kArchTc = false;
+#else
+  constexpr bool kArchTc = true;
+#endif
+  constexpr bool kTc = Tc && kArchTc && C == CachePrecision::f16;
   constexpr int kPer = HeadDim / kWarpSize;
   constexpr int kKeys = Group >= 4 ? 2 : LANEC_ATTN_KEYS;  // keys a warp scores per iteration (registers: kKeys*Group scores)
   constexpr int kElems = Group * HeadDim;
@@ -557,105 +588,109 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 #endif
   const T* k_head = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
   const T* v_head = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv_head) * p.n_ctx * HeadDim;
-  // Warp w scores kKeys consecutive keys per iteration: their row loads and
-  // shuffle reductions are independent, so they overlap instead of forming
-  // one long latency chain per key.
-  // When the rows load: kAttnLoads (above).
-  constexpr int kStride = kAttnWarps * kKeys;
-  using Run = CacheRun<T, kPer>;
-  Run k_next[kKeys], v_next[kKeys];
-  if constexpr (kAttnLoads == 2)
-    load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
-                                     k_next, v_next);
-  if constexpr (kAttnEarly) {
-    pdl_wait();
-    const int first = t0 + warp * kKeys;
+  if constexpr (kTc) {
+    attention_tc_keys<HeadDim, Group, kAttnEarly>(p, k_head, v_head, h0, t0, t1, pos, sm_ml, sm_acc);
+  } else {
+    // Warp w scores kKeys consecutive keys per iteration: their row loads and
+    // shuffle reductions are independent, so they overlap instead of forming
+    // one long latency chain per key.
+    // When the rows load: kAttnLoads (above).
+    constexpr int kStride = kAttnWarps * kKeys;
+    using Run = CacheRun<T, kPer>;
+    Run k_next[kKeys], v_next[kKeys];
+    if constexpr (kAttnLoads == 2)
+      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
+                                       k_next, v_next);
+    if constexpr (kAttnEarly) {
+      pdl_wait();
+      const int first = t0 + warp * kKeys;
 #pragma unroll
-    for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
-      if (first + i == pos && pos < t1) {
-        const size_t row = static_cast<size_t>(pos) * HeadDim;
-        load_cache_raw(k_head + row, lane, k_next[i]);
-        load_cache_raw(v_head + row, lane, v_next[i]);
-      }
-    }
-    load_queries_and_clear();
-  }
-  for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
-    Run k_run[kKeys], v_run[kKeys];
-    if constexpr (kAttnLoads == 2) {
-#pragma unroll
-      for (int i = 0; i < kKeys; ++i) {
-        k_run[i] = k_next[i];
-        v_run[i] = v_next[i];
-      }
-      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
-    } else if constexpr (kAttnLoads == 1) {
-      load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
-    }
-    // The scoring and the softmax update of keys [t, t + kKeys); a full
-    // iteration (all but a warp's last at most) checks no key against t1,
-    // so its code has no branches between the keys' exponentials and sums.
-    auto score_keys = [&](auto checked) {
-      auto valid = [&](int i) { return !decltype(checked)::value || t + i < t1; };
-      float s[kKeys][Group];
-      float v[kKeys][kPer];
-#pragma unroll
-      for (int i = 0; i < kKeys; ++i) {
-#pragma unroll
-        for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
-        if (valid(i)) {
-          if constexpr (kAttnLoads == 0) {
-            const size_t row = static_cast<size_t>(t + i) * HeadDim;
-            load_cache_raw(k_head + row, lane, k_run[i]);
-            load_cache_raw(v_head + row, lane, v_run[i]);
-          }
-          float k[kPer];
-          cache_run_values(k_run[i], k);
-          cache_run_values(v_run[i], v[i]);
-#pragma unroll
-          for (int j = 0; j < kPer; ++j) {
-#pragma unroll
-            for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k[j];
-          }
+      for (int i = 0; i < kKeys; ++i) {  // row *pos, written by the launch just before
+        if (first + i == pos && pos < t1) {
+          const size_t row = static_cast<size_t>(pos) * HeadDim;
+          load_cache_raw(k_head + row, lane, k_next[i]);
+          load_cache_raw(v_head + row, lane, v_next[i]);
         }
       }
-      reduce_scores(s);
-#pragma unroll
-      for (int g = 0; g < Group; ++g) {
-        float m_new = m[g];
-#pragma unroll
-        for (int i = 0; i < kKeys; ++i)
-          if (valid(i)) m_new = fmaxf(m_new, s[i][g]);
-        const float correction = attn_exp(m[g] - m_new);  // 0 on the first keys (m = -inf)
-        l[g] *= correction;
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
+      load_queries_and_clear();
+    }
+    for (int t = t0 + warp * kKeys; t < t1; t += kStride) {
+      Run k_run[kKeys], v_run[kKeys];
+      if constexpr (kAttnLoads == 2) {
 #pragma unroll
         for (int i = 0; i < kKeys; ++i) {
-          if (!valid(i)) continue;
-          const float weight = attn_exp(s[i][g] - m_new);
-          l[g] += weight;
-#pragma unroll
-          for (int j = 0; j < kPer; ++j) acc[g][j] += weight * v[i][j];
+          k_run[i] = k_next[i];
+          v_run[i] = v_next[i];
         }
-        m[g] = m_new;
+        load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t + kStride, t1, lane, k_next, v_next);
+      } else if constexpr (kAttnLoads == 1) {
+        load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t, t1, lane, k_run, v_run);
       }
-    };
-    if (!LANEC_ATTN_FULL_ITERATIONS || t + kKeys > t1) {
-      score_keys(std::true_type{});
-    } else {
-      score_keys(std::false_type{});
+      // The scoring and the softmax update of keys [t, t + kKeys); a full
+      // iteration (all but a warp's last at most) checks no key against t1,
+      // so its code has no branches between the keys' exponentials and sums.
+      auto score_keys = [&](auto checked) {
+        auto valid = [&](int i) { return !decltype(checked)::value || t + i < t1; };
+        float s[kKeys][Group];
+        float v[kKeys][kPer];
+#pragma unroll
+        for (int i = 0; i < kKeys; ++i) {
+#pragma unroll
+          for (int g = 0; g < Group; ++g) s[i][g] = 0.0f;
+          if (valid(i)) {
+            if constexpr (kAttnLoads == 0) {
+              const size_t row = static_cast<size_t>(t + i) * HeadDim;
+              load_cache_raw(k_head + row, lane, k_run[i]);
+              load_cache_raw(v_head + row, lane, v_run[i]);
+            }
+            float k[kPer];
+            cache_run_values(k_run[i], k);
+            cache_run_values(v_run[i], v[i]);
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) {
+#pragma unroll
+              for (int g = 0; g < Group; ++g) s[i][g] += q[g][j] * k[j];
+            }
+          }
+        }
+        reduce_scores(s);
+#pragma unroll
+        for (int g = 0; g < Group; ++g) {
+          float m_new = m[g];
+#pragma unroll
+          for (int i = 0; i < kKeys; ++i)
+            if (valid(i)) m_new = fmaxf(m_new, s[i][g]);
+          const float correction = attn_exp(m[g] - m_new);  // 0 on the first keys (m = -inf)
+          l[g] *= correction;
+#pragma unroll
+          for (int j = 0; j < kPer; ++j) acc[g][j] *= correction;
+#pragma unroll
+          for (int i = 0; i < kKeys; ++i) {
+            if (!valid(i)) continue;
+            const float weight = attn_exp(s[i][g] - m_new);
+            l[g] += weight;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) acc[g][j] += weight * v[i][j];
+          }
+          m[g] = m_new;
+        }
+      };
+      if (!LANEC_ATTN_FULL_ITERATIONS || t + kKeys > t1) {
+        score_keys(std::true_type{});
+      } else {
+        score_keys(std::false_type{});
+      }
     }
-  }
 
 #pragma unroll
-  for (int g = 0; g < Group; ++g) {
-    if (lane == 0) {
-      sm_ml[warp][g][0] = m[g];
-      sm_ml[warp][g][1] = l[g];
-    }
+    for (int g = 0; g < Group; ++g) {
+      if (lane == 0) {
+        sm_ml[warp][g][0] = m[g];
+        sm_ml[warp][g][1] = l[g];
+      }
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + attention_elem<HeadDim>(lane, j)] = acc[g][j];
+      for (int j = 0; j < kPer; ++j) sm_acc[warp][g * HeadDim + attention_elem<HeadDim>(lane, j)] = acc[g][j];
+    }
   }
   __syncthreads();
   if (merging_cluster) attention_cluster_wait();  // every block of the cluster has started: push
@@ -750,13 +785,15 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
 
 template <int HeadDim, CachePrecision C, int Group>
 __global__ void __launch_bounds__(kAttnThreads) attention_kernel(const __grid_constant__ AttentionParams p) {
-  attention_body<HeadDim, C, Group, false>(p);
+  attention_body<HeadDim, C, Group, false, false>(p);
 }
 
-// Launched as clusters of (1, kAttnClusterSplits, 1) blocks.
-template <int HeadDim, CachePrecision C, int Group>
-__global__ void __launch_bounds__(kAttnThreads) attention_cluster_kernel(const __grid_constant__ AttentionParams p) {
-  attention_body<HeadDim, C, Group, true>(p);
+// Launched as clusters of (1, kAttnClusterSplits, 1) blocks; Tc: the
+// tensor-core key loop.
+template <int HeadDim, CachePrecision C, int Group, bool Tc>
+__global__ void __launch_bounds__(kAttnThreads, Tc ? kAttnTcMinBlocks : 1)
+    attention_cluster_kernel(const __grid_constant__ AttentionParams p) {
+  attention_body<HeadDim, C, Group, true, Tc>(p);
 }
 
 // The clusters' merge as its own launch (p.merge_launch): block (c, rank)
@@ -777,6 +814,48 @@ __global__ void __launch_bounds__(kAttnThreads) attention_merge_kernel(const __g
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
   merge_cluster_partials<HeadDim, Group>(p, static_cast<int>(blockIdx.x) * Group, static_cast<int>(blockIdx.y) * kShare,
                                          clusters);
+}
+
+// Whether long-context launches of this kernel take the tensor-core loop.
+template <CachePrecision C, int Group>
+constexpr bool attention_tc_form() {
+  return LANEC_ATTN_TC && C == CachePrecision::f16 && Group >= kAttnTcMinGroup && Group <= kAttnClusterMaxGroup;
+}
+
+// The most splits (a multiple of the cluster) whose blocks, clusters of
+// kAttnClusterSplits for each of grid.x head groups, the device holds at
+// once in the tensor-core form (4 blocks an SM; the planner's 64 splits of
+// Qwen3-8B's 8 groups need 64 clusters where the H200 holds 62, so a second
+// wave would wait for the first). Asked of the occupancy calculator once;
+// 0 if it cannot say.
+template <int HeadDim, CachePrecision C, int Group>
+int attention_tc_wave_splits(dim3 grid) {
+  static const int clusters = [grid] {
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = kAttnClusterSplits;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = dim3(kAttnThreads);
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    // The first launch may come during a graph capture: the query runs in
+    // relaxed capture mode, where no capture forbids it, and the thread's
+    // mode is restored after.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    int n = 0;
+    const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, attention_cluster_kernel<HeadDim, C, Group, true>, &config);
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return static_cast<int>(clusters / grid.x) * kAttnClusterSplits;
 }
 
 // Group: query heads a block serves, attention_heads_per_block(n_head /
@@ -810,8 +889,16 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
       const bool merge_launch = p.merge_launch && kAttnClusterLevels && p.n_split > kAttnClusterSplits;
       AttentionParams q = p;
       q.merge_launch = merge_launch ? 1 : 0;
-      const cudaError_t err = launch_kernel(attention_cluster_kernel<HeadDim, C, Group>, grid, kAttnThreads, 0, stream,
-                                            q, dim3(1, kAttnClusterSplits, 1));
+      auto kernel = attention_cluster_kernel<HeadDim, C, Group, false>;
+      if constexpr (attention_tc_form<C, Group>()) {
+        const int wave = merge_launch ? attention_tc_wave_splits<HeadDim, C, Group>(grid) : 0;
+        if (wave > kAttnClusterSplits) {  // else one cluster a group: nothing the merge launch would merge
+          kernel = attention_cluster_kernel<HeadDim, C, Group, true>;
+          q.n_split = std::min(q.n_split, wave);  // the workspaces, sized for n_split, hold fewer partials
+        }
+      }
+      const dim3 used(grid.x, static_cast<unsigned>(q.n_split));
+      const cudaError_t err = launch_kernel(kernel, used, kAttnThreads, 0, stream, q, dim3(1, kAttnClusterSplits, 1));
       if (err != cudaSuccess || !merge_launch) return err;
       const dim3 merge_grid(static_cast<unsigned>(p.n_head / Group),
                             static_cast<unsigned>(attention_merge_owners(Group * HeadDim, HeadDim)));

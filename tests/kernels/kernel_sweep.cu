@@ -1298,6 +1298,18 @@ void sweep_attention() {
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, true, true);
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 100, 700, 40, true, true);
   sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true, true);
+  // Qwen3-8B's long-context form on tensor cores (attention_tc.cuh), its splits
+  // capped to one wave of clusters: the bench's lengths after a 4k prompt, and
+  // 8k keys, whose splits walk 8-key tiles after the first 16-key ones.
+  if (cluster_launches_enabled()) {
+    // The form is taken only where one wave holds more than one cluster a group.
+    const int wave = attention_tc_wave_splits<128, CachePrecision::f16, 4>(dim3(8, 64));
+    std::printf("      tensor-core form: %d splits a wave for 8 head groups\n", wave);
+    check("attention tensor-core form holds 2+ clusters a group in one wave", {static_cast<float>(wave >= 16)}, {1.0f},
+          0.0, 0.0);
+  }
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4097, 4224, 64, false, true);
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 8193, 2000, 64, true, true);
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 129, 4352, 64, true, true);
   sweep_attention_case<128, CachePrecision::f16, 1>(8, 8, 1000, 40, 16, true, true);
   sweep_attention_case<128, CachePrecision::f16, 3>(6, 2, 300, 9, 16, true, true);
