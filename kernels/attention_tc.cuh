@@ -1,7 +1,7 @@
 // The attention's key loop on tensor cores (sm_80+, f16 cache; included by
-// attention.cuh, which owns everything around the loop). A warp takes tiles
-// of 16 consecutive keys and, for all Group (<= 8) query heads of its block
-// at once, computes
+// attention.cuh, which owns everything around the loop). A warp takes a
+// tile of 16 consecutive keys (then tiles of 8) and, for all Group (<= 8)
+// query heads of its block at once, computes
 //   S^T = K Q^T  (mma m16n8k16: M = the tile's keys, N = the heads, K = dims)
 //   acc^T += V^T P^T  (M = dims, N = the heads, K = the tile's keys)
 // with the online softmax on the scores in between. It leaves the same
@@ -86,7 +86,6 @@ __device__ __forceinline__ void attn_pack_split(float x0, float x1, uint32_t& hi
 // Head dim of row r of the transposed V word `word` of chunk c (see above):
 // the chunk's word `word` holds dims 8 (4 c + c4) + 2 word + {0, 1} of lane
 // c4, so its transposed row r is lane r / 2's element r % 2.
-template <int HeadDim>
 __device__ __forceinline__ int attn_tc_dim(int c, int word, int r) {
   return (4 * c + r / 2) * 8 + 2 * word + r % 2;
 }
@@ -298,8 +297,8 @@ __device__ __forceinline__ void attention_tc_keys(const AttentionParams& p, cons
     for (int c = 0; c < kChunks; ++c)
 #pragma unroll
       for (int w = 0; w < 2; ++w) {
-        sm_acc[warp][g * HeadDim + attn_tc_dim<HeadDim>(c, 2 * w, r)] = st.acc[c][w][h];
-        sm_acc[warp][g * HeadDim + attn_tc_dim<HeadDim>(c, 2 * w + 1, r)] = st.acc[c][w][h + 2];
+        sm_acc[warp][g * HeadDim + attn_tc_dim(c, 2 * w, r)] = st.acc[c][w][h];
+        sm_acc[warp][g * HeadDim + attn_tc_dim(c, 2 * w + 1, r)] = st.acc[c][w][h + 2];
       }
   }
 }
