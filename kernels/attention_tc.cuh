@@ -37,10 +37,16 @@
 #ifndef LANEC_ATTN_TC_SPLIT
 #define LANEC_ATTN_TC_SPLIT 1
 #endif
+// Measurement switch: LANEC_ATTN_TC_PIPELINE=1 loads a warp's next 8-key
+// tile while its current tile is weighed (off by default, not yet timed).
+#ifndef LANEC_ATTN_TC_PIPELINE
+#define LANEC_ATTN_TC_PIPELINE 0
+#endif
 
 namespace lanec::kernels {
 
 constexpr int kAttnTcKeys = 16;  // keys a warp takes a tile
+constexpr bool kAttnTcPipeline = LANEC_ATTN_TC_PIPELINE != 0;
 
 __device__ __forceinline__ void attn_mma(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
                                          uint32_t b0, uint32_t b1) {
@@ -132,10 +138,12 @@ __device__ __forceinline__ void attn_tc_load(AttnTcRows<HeadDim, Rows>& rows, co
 }
 
 // Scores, softmax update and weighted values of one tile at keys t (keys
-// at or past t1 masked). sm_q: the queries' B fragments.
-template <int HeadDim, int Rows, int Split>
+// at or past t1 masked). sm_q: the queries' B fragments. after_scores runs
+// once the K rows are spent (where the next tile's loads may start).
+template <int HeadDim, int Rows, int Split, typename AfterScores>
 __device__ __forceinline__ void attn_tc_tile(AttnTcState<HeadDim>& st, const AttnTcRows<HeadDim, Rows>& rows,
-                                             const uint4 (&sm_q)[Split][HeadDim / 32][kWarpSize], int t, int t1) {
+                                             const uint4 (&sm_q)[Split][HeadDim / 32][kWarpSize], int t, int t1,
+                                             AfterScores after_scores) {
   constexpr int kChunks = HeadDim / 32;
   const int lane = threadIdx.x % kWarpSize, r = lane / 4;
   auto row = [&](const int4 (&w)[Rows][kChunks], int half, int c, int word) -> uint32_t {
@@ -156,6 +164,7 @@ __device__ __forceinline__ void attn_tc_tile(AttnTcState<HeadDim>& st, const Att
       attn_mma(sp[h], row(rows.k, 0, c, 2), row(rows.k, 1, c, 2), row(rows.k, 0, c, 3), row(rows.k, 1, c, 3), qb.z,
                qb.w);
     }
+  after_scores();
   float s[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
@@ -218,6 +227,27 @@ __device__ __forceinline__ void attn_tc_tile(AttnTcState<HeadDim>& st, const Att
     }
 }
 
+// Measurement form (kAttnTcPipeline): the first tile, then a warp's 8-key
+// tiles from t on, each tile's rows loading while the tile before is weighed
+// (after its scores, once its K rows' registers are spent).
+template <int HeadDim, int Split>
+__device__ __forceinline__ void attn_tc_pipelined_tail(AttnTcState<HeadDim>& st,
+                                                       const AttnTcRows<HeadDim, 2>& first_rows,
+                                                       const uint4 (&sm_q)[Split][HeadDim / 32][kWarpSize],
+                                                       const __half* k_head, const __half* v_head, int t, int first,
+                                                       int t1) {
+  constexpr int kStride = 8 * kAttnWarps;
+  AttnTcRows<HeadDim, 1> next;
+  auto load_next = [&](int at) {
+    if (at < t1) attn_tc_load(next, k_head, v_head, at, t1, -1);
+  };
+  attn_tc_tile<HeadDim, 2, Split>(st, first_rows, sm_q, first, t1, [&] { load_next(t); });
+  for (; t < t1; t += kStride) {
+    const AttnTcRows<HeadDim, 1> rows = next;
+    attn_tc_tile<HeadDim, 1, Split>(st, rows, sm_q, t, t1, [&] { load_next(t + kStride); });
+  }
+}
+
 // One warp's share of keys [t0, t1) of a split: the 16-key tile at t0 + 16
 // warp, loaded before pdl_wait() where Early (every row but row pos, written
 // by the launch just before), then 8-key tiles from t0 + 64 + 8 warp on,
@@ -273,11 +303,20 @@ __device__ __forceinline__ void attention_tc_keys(const AttentionParams& p, cons
     for (int w = 0; w < 2; ++w)
 #pragma unroll
       for (int i = 0; i < 4; ++i) st.acc[c][w][i] = 0.0f;
-  if (first < t1) attn_tc_tile<HeadDim, 2, kSplit>(st, first_rows, sm_q, first, t1);
-  for (int t = t0 + kAttnWarps * kAttnTcKeys + 8 * warp; t < t1; t += 8 * kAttnWarps) {
-    AttnTcRows<HeadDim, 1> rows;
-    attn_tc_load(rows, k_head, v_head, t, t1, -1);
-    attn_tc_tile<HeadDim, 1, kSplit>(st, rows, sm_q, t, t1);
+  auto no_loads = [] {};
+  if (first < t1) {
+    if constexpr (kAttnTcPipeline) {
+      attn_tc_pipelined_tail(st, first_rows, sm_q, k_head, v_head, t0 + kAttnWarps * kAttnTcKeys + 8 * warp, first, t1);
+    } else {
+      attn_tc_tile<HeadDim, 2, kSplit>(st, first_rows, sm_q, first, t1, no_loads);
+    }
+  }
+  if constexpr (!kAttnTcPipeline) {
+    for (int t = t0 + kAttnWarps * kAttnTcKeys + 8 * warp; t < t1; t += 8 * kAttnWarps) {
+      AttnTcRows<HeadDim, 1> rows;
+      attn_tc_load(rows, k_head, v_head, t, t1, -1);
+      attn_tc_tile<HeadDim, 1, kSplit>(st, rows, sm_q, t, t1, no_loads);
+    }
   }
   // Each head's sum over the 8 lanes sharing c4.
 #pragma unroll
