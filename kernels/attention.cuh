@@ -489,15 +489,15 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
 // serves the long-context launches (merge_launch) of blocks of at least
 // kAttnTcMinGroup query heads over an f16 cache: there the scalar loop is
 // bound by its instructions (4 heads a block on Qwen3-8B at 4k context).
-// Its kernel holds 128 registers a thread, 4 blocks an SM, so launch_attention
-// caps its splits to what one wave of clusters holds. Measured on Qwen3-8B
+// Its kernel holds up to 128 registers a thread (116 at head_dim 128), 4
+// blocks an SM, so launch_attention caps its splits to what one wave of
+// clusters holds. Measured on Qwen3-8B
 // at 4k context: +2.9 % (docs/performance.md); with 2 heads a block it lost
 // 1.8 % (Qwen3-0.6B), which keeps the scalar loop.
 #ifndef LANEC_ATTN_TC
 #define LANEC_ATTN_TC 1
 #endif
-constexpr int kAttnTcMinGroup = 4;
-constexpr int kAttnTcMinBlocks = 4;
+constexpr int kAttnTcMinBlocks = 4;  // (kAttnTcMinGroup is in limits.h)
 
 }  // namespace lanec::kernels
 
@@ -827,7 +827,7 @@ constexpr bool attention_tc_form() {
 // once in the tensor-core form (4 blocks an SM; the planner's 64 splits of
 // Qwen3-8B's 8 groups need 64 clusters where the H200 holds 62, so a second
 // wave would wait for the first). Asked of the occupancy calculator once;
-// 0 if it cannot say.
+// 0 if it cannot say. (Once a process: the programs run on one device.)
 template <int HeadDim, CachePrecision C, int Group>
 int attention_tc_wave_splits(dim3 grid) {
   static const int clusters = [grid] {

@@ -27,9 +27,10 @@
 // exchange; each head's max is 3 shuffles over the 8 lanes sharing c4.
 //
 // Precision: the queries and the probabilities are split into a high and a
-// low f16 part (x = hi + lo to about 2^-22) and each mma runs on both
-// (LANEC_ATTN_TC_SPLIT, default on), so the result matches the scalar f32
-// loop to f32 rounding; the K and V rows are f16 already.
+// low f16 part (x = hi + lo to about 2^-22 of x; below 1/8 the low part is
+// subnormal, which bounds the error by 2^-25 instead) and each mma runs on
+// both (LANEC_ATTN_TC_SPLIT, default on), so the result matches the scalar
+// f32 loop to about f32 rounding; the K and V rows are f16 already.
 #pragma once
 
 #include <cstdint>
@@ -276,6 +277,7 @@ __device__ __forceinline__ void attention_tc_keys(const AttentionParams& p, cons
   // them (one 16-byte word a lane, chunk and part): registers for the rows
   // in flight instead. Thread i forms chunk i / 32 of lane i % 32.
   __shared__ uint4 sm_q[kSplit][kChunks][kWarpSize];
+  static_assert(sizeof(sm_q) <= attention_tc_query_bytes(HeadDim), "the planner's shared memory count holds it");
   {
     const float qs = p.scale * kAttnScoreBase;
     for (int i = threadIdx.x; i < kChunks * kWarpSize; i += kAttnThreads) {

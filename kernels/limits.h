@@ -79,6 +79,13 @@ LANEC_HOST_DEVICE constexpr int attention_effective_splits(int len, int n_split)
 constexpr int kAttnClusterSplits = 8;
 constexpr int kAttnClusterMaxGroup = 4;
 
+// attention_tc.cuh: the tensor-core key loop of the long-context launches,
+// for blocks of kAttnTcMinGroup..kAttnClusterMaxGroup query heads over an
+// f16 cache. Its queries' fragments take shared memory: a 16-byte word for
+// each lane, 32-element chunk of head_dim and f16 part (high and low).
+constexpr int kAttnTcMinGroup = 4;
+LANEC_HOST_DEVICE constexpr int attention_tc_query_bytes(int head_dim) { return 2 * (head_dim / 32) * 32 * 16; }
+
 // The first length at which an attention launch of n_split splits has more
 // than one cluster of them in use, so that its clusters' partials meet
 // through the workspace (or the merge launch); 0 where that never happens.

@@ -561,13 +561,19 @@ int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
   // sm_acc[kAttnWarps][heads x head_dim] and sm_ml[kAttnWarps][heads][2]
   // floats, the merge's sm_w/sm_l[heads][kMaxAttnSplits] floats, one flag;
   // with the cluster merge also a slot for each split's partials of the
-  // block's share and of every head's m and l.
+  // block's share and of every head's m and l; with the tensor-core loop
+  // (kernels/attention_tc.cuh) the queries' fragments.
   const int64_t elems = heads_per_block * head_dim;
   const int64_t share = elems / kernels::attention_merge_owners(static_cast<int>(elems), static_cast<int>(head_dim));
   const int64_t cluster =
       heads_per_block <= kAttnClusterMaxGroup ? kAttnClusterSplits * (share + 2 * heads_per_block) * 4 : 0;
+  // The tensor-core form's query fragments (with any cache precision: the
+  // count is an upper bound).
+  const int64_t tc = heads_per_block >= kernels::kAttnTcMinGroup && heads_per_block <= kAttnClusterMaxGroup
+                         ? kernels::attention_tc_query_bytes(static_cast<int>(head_dim))
+                         : 0;
   return kAttnWarps * elems * 4 + kAttnWarps * heads_per_block * 2 * 4 + 2 * heads_per_block * kMaxAttnSplits * 4 +
-         1 + cluster;
+         1 + cluster + tc;
 }
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

@@ -432,9 +432,12 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   CHECK(kernels::attention_merge_owners(384, 128) == 6);  // 3 heads: 64 each
   CHECK(kernels::attention_merge_owners(96, 96) == 3);
   CHECK(kernels::attention_merge_owners(32, 32) == 1);
-  // Shared memory: with the cluster merge a slot for each of 8 splits' share and m, l.
+  // Shared memory: with the cluster merge a slot for each of 8 splits' share and m, l;
+  // at 4 heads a block also the tensor-core loop's query fragments (2 parts,
+  // 4 chunks of 32 elements, a 16-byte word a lane).
   CHECK(attention_smem_bytes(128, 2) == (2 * (4 * (128 + 2) + 2 * 64) + 8 * (32 + 2 * 2)) * 4 + 1);
-  CHECK(attention_smem_bytes(128, 4) == (4 * (4 * (128 + 2) + 2 * 64) + 8 * (64 + 2 * 4)) * 4 + 1);
+  CHECK(attention_smem_bytes(128, 4) ==
+        (4 * (4 * (128 + 2) + 2 * 64) + 8 * (64 + 2 * 4)) * 4 + 1 + 2 * 4 * 32 * 16);  // + the tensor-core queries
   CHECK(attention_smem_bytes(128, 8) == 8 * (4 * (128 + 2) + 2 * 64) * 4 + 1);  // no cluster merge at 8 heads
 }
 
