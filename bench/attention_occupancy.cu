@@ -18,18 +18,9 @@ template <int Group, bool Tc>
 void report(int n_groups, int n_split) {
   namespace k = lanec::kernels;
   auto kernel = k::attention_cluster_kernel<128, CachePrecision::f16, Group, Tc>;
-  cudaLaunchAttribute attr = {};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 1;
-  attr.val.clusterDim.y = k::kAttnClusterSplits;
-  attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(n_groups, n_split);
-  config.blockDim = dim3(k::kAttnThreads);
-  config.attrs = &attr;
-  config.numAttrs = 1;
-  int clusters = 0, blocks = 0;
-  LANEC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  const int clusters = k::max_active_clusters(kernel, dim3(n_groups, n_split), dim3(k::kAttnThreads),
+                                              dim3(1, k::kAttnClusterSplits, 1));
+  int blocks = 0;
   LANEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, k::kAttnThreads, 0));
   cudaFuncAttributes fa = {};
   LANEC_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));

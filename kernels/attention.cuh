@@ -827,34 +827,11 @@ constexpr bool attention_tc_form() {
 // once in the tensor-core form (4 blocks an SM; the planner's 64 splits of
 // Qwen3-8B's 8 groups need 64 clusters where the H200 holds 62, so a second
 // wave would wait for the first). Asked of the occupancy calculator once;
-// 0 if it cannot say. (Once a process: the programs run on one device.)
+// 0 if it cannot say (once a process: the programs run on one device).
 template <int HeadDim, CachePrecision C, int Group>
 int attention_tc_wave_splits(dim3 grid) {
-  static const int clusters = [grid] {
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
-    attr.val.clusterDim.y = kAttnClusterSplits;
-    attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid;
-    config.blockDim = dim3(kAttnThreads);
-    config.attrs = &attr;
-    config.numAttrs = 1;
-    // The first launch may come during a graph capture: the query runs in
-    // relaxed capture mode, where no capture forbids it, and the thread's
-    // mode is restored after.
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-    int n = 0;
-    const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, attention_cluster_kernel<HeadDim, C, Group, true>, &config);
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-    if (err != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return n;
-  }();
+  static const int clusters = max_active_clusters(attention_cluster_kernel<HeadDim, C, Group, true>, grid,
+                                                  dim3(kAttnThreads), dim3(1, kAttnClusterSplits, 1));
   return static_cast<int>(clusters / grid.x) * kAttnClusterSplits;
 }
 

@@ -138,6 +138,16 @@ __device__ __forceinline__ void attn_tc_load(AttnTcRows<HeadDim, Rows>& rows, co
   }
 }
 
+// v[0] and v[1] reduced by op over the 8 lanes sharing c4 (a tile's key rows).
+template <typename Op>
+__device__ __forceinline__ void attn_over_key_rows(float (&v)[2], Op op) {
+#pragma unroll
+  for (int off = 4; off < kWarpSize; off *= 2) {
+    v[0] = op(v[0], __shfl_xor_sync(kFullMask, v[0], off));
+    v[1] = op(v[1], __shfl_xor_sync(kFullMask, v[1], off));
+  }
+}
+
 // Scores, softmax update and weighted values of one tile at keys t (keys
 // at or past t1 masked). sm_q: the queries' B fragments. after_scores runs
 // once the K rows are spent (where the next tile's loads may start).
@@ -181,11 +191,7 @@ __device__ __forceinline__ void attn_tc_tile(AttnTcState<HeadDim>& st, const Att
     s[2] = s[3] = -INFINITY;
   }
   float mx[2] = {fmaxf(s[0], s[2]), fmaxf(s[1], s[3])};
-#pragma unroll
-  for (int off = 4; off < kWarpSize; off *= 2) {
-    mx[0] = fmaxf(mx[0], __shfl_xor_sync(0xffffffffu, mx[0], off));
-    mx[1] = fmaxf(mx[1], __shfl_xor_sync(0xffffffffu, mx[1], off));
-  }
+  attn_over_key_rows(mx, [](float a, float b) { return fmaxf(a, b); });
   float corr[2], pr[4];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -253,7 +259,7 @@ __device__ __forceinline__ void attn_tc_pipelined_tail(AttnTcState<HeadDim>& st,
 // warp, loaded before pdl_wait() where Early (every row but row pos, written
 // by the launch just before), then 8-key tiles from t0 + 64 + 8 warp on,
 // every 8 kAttnWarps keys (their rows and the accumulators fit the registers
-// of 5 blocks an SM where two 16-key tiles' would not). Leaves m, l and acc
+// of 4 blocks an SM where two 16-key tiles' would not). Leaves m, l and acc
 // of every head in sm_ml / sm_acc.
 template <int HeadDim, int Group, bool Early>
 __device__ __forceinline__ void attention_tc_keys(const AttentionParams& p, const __half* k_head,
@@ -320,12 +326,7 @@ __device__ __forceinline__ void attention_tc_keys(const AttentionParams& p, cons
       attn_tc_tile<HeadDim, 1, kSplit>(st, rows, sm_q, t, t1, no_loads);
     }
   }
-  // Each head's sum over the 8 lanes sharing c4.
-#pragma unroll
-  for (int off = 4; off < kWarpSize; off *= 2) {
-    st.l[0] += __shfl_xor_sync(0xffffffffu, st.l[0], off);
-    st.l[1] += __shfl_xor_sync(0xffffffffu, st.l[1], off);
-  }
+  attn_over_key_rows(st.l, [](float a, float b) { return a + b; });  // each head's sum
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int g = 2 * c4 + h;

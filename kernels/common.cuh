@@ -149,6 +149,40 @@ inline bool pdl_launches_enabled() { return all_compiled_archs_have_pdl() && dev
 // an sm_90+ device).
 inline bool cluster_launches_enabled() { return all_compiled_archs_sm90() && device_is_sm90(); }
 
+// The launch attribute that makes a launch clusters of `cluster` blocks.
+inline cudaLaunchAttribute cluster_dimension_attribute(dim3 cluster) {
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster.x;
+  attr.val.clusterDim.y = cluster.y;
+  attr.val.clusterDim.z = cluster.z;
+  return attr;
+}
+
+// How many clusters of `cluster` blocks of `kernel` (`block` threads, no
+// dynamic shared memory) the device holds at once, or 0 if the occupancy
+// calculator cannot say. Legal during a graph capture: the query runs in
+// relaxed capture mode, and the thread's mode is restored after.
+template <typename Params>
+int max_active_clusters(void (*kernel)(Params), dim3 grid, dim3 block, dim3 cluster) {
+  cudaLaunchAttribute attr = cluster_dimension_attribute(cluster);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  (void)cudaThreadExchangeStreamCaptureMode(&mode);
+  int n = 0;
+  const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &config);
+  (void)cudaThreadExchangeStreamCaptureMode(&mode);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
 // Launches `kernel(p)` on `stream`: with the programmatic-stream-serialization
 // attribute when PDL is enabled, and as clusters of `cluster` blocks when that
 // is not 1x1x1 (the caller checks cluster_launches_enabled()); else as
@@ -166,12 +200,7 @@ cudaError_t launch_kernel(void (*kernel)(Params), dim3 grid, dim3 block, size_t 
       attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
       attr[n++].val.programmaticStreamSerializationAllowed = 1;
     }
-    if (clustered) {
-      attr[n].id = cudaLaunchAttributeClusterDimension;
-      attr[n].val.clusterDim.x = cluster.x;
-      attr[n].val.clusterDim.y = cluster.y;
-      attr[n++].val.clusterDim.z = cluster.z;
-    }
+    if (clustered) attr[n++] = cluster_dimension_attribute(cluster);
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
