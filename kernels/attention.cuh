@@ -824,9 +824,9 @@ constexpr bool attention_tc_form() {
 
 // The most splits (a multiple of the cluster) whose blocks, clusters of
 // kAttnClusterSplits for each of grid.x head groups, the device holds at
-// once in the tensor-core form (4 blocks an SM; the planner's 64 splits of
-// Qwen3-8B's 8 groups need 64 clusters where the H200 holds 62, so a second
-// wave would wait for the first). Asked of the occupancy calculator once;
+// once in the tensor-core form (4 blocks an SM: 64 splits of Qwen3-8B's 8
+// groups would need 64 clusters where the H200 holds 62, so a second wave
+// would wait for the first; the planner's 56 fit). Asked of the occupancy calculator once;
 // 0 if it cannot say (once a process: the programs run on one device).
 template <int HeadDim, CachePrecision C, int Group>
 int attention_tc_wave_splits(dim3 grid) {

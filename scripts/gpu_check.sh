@@ -14,6 +14,7 @@
 #                (same planned numerics; the cost of int8 against the f32 reference is reported)
 #   holds        every rule that fires for a tiny preset held alone: the same comparisons
 #   sanitizer    compute-sanitizer memcheck and racecheck on the tiny qwen3 program (built by programs)
+#                and on the kernel sweep's tensor-core attention family (--only attention_tc)
 #   bench        bench/run_bench.sh: decode speed of Qwen3 0.6B/1.7B/8B Q8_0 against the roofline
 # A summary table is printed at the end and written to $OUT/gpu_check.md when $OUT is set.
 # Env: GPU_CHECK_QUICK=1 (programs: h200 knobs and f32 exact only, no 0.6B);
@@ -314,6 +315,17 @@ stage_sanitizer() {
     --prompt-tokens "$long_prompt" -n 4 --quiet
   check sanitizer_racecheck_long compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "$long_prompt" -n 4 --quiet
+  # The tensor-core attention loop (Qwen3-8B's long-context form, which no
+  # tiny program takes): the kernel sweep's family of its shapes.
+  if LANEC_SWEEP_BIN="$WORK/kernel_sweep" bash scripts/kernel_sweep.sh --only attention_tc >"$WORK/log_sweep_tc.txt" 2>&1; then
+    check sanitizer_memcheck_attention_tc compute-sanitizer --tool memcheck --error-exitcode 1 "$WORK/kernel_sweep" \
+      --only attention_tc
+    check sanitizer_racecheck_attention_tc compute-sanitizer --tool racecheck --error-exitcode 1 "$WORK/kernel_sweep" \
+      --only attention_tc
+  else
+    note "| sanitizer_attention_tc | FAIL | | kernel sweep build or run failed: $(tail -n 1 "$WORK/log_sweep_tc.txt" | tr '|' '/') |"
+    FAILED=$((FAILED + 1))
+  fi
   # The staged GEMV (bulk copies into shared memory) where the programs stage built it.
   prog="$WORK/prog/qwen3-1.7b-2l-q8_0-h200" model="$WORK/models/qwen3-1.7b-2l-q8_0.gguf"
   [[ -x $prog ]] || return 0

@@ -1264,6 +1264,24 @@ void sweep_attention_dim() {
   sweep_attention_ratio<HeadDim, C, 8>();
 }
 
+// Qwen3-8B's long-context form on tensor cores (attention_tc.cuh), its splits
+// capped to one wave of clusters: the bench's lengths after a 4k prompt, and
+// 8k keys, whose splits walk 8-key tiles after the first 16-key ones. A family
+// of its own too, small enough for compute-sanitizer (scripts/gpu_check.sh).
+void sweep_attention_tc() {
+  if (cluster_launches_enabled()) {
+    // The form is taken only where one wave holds more than one cluster a group.
+    const int wave = attention_tc_wave_splits<128, CachePrecision::f16, 4>(dim3(8, 64));
+    std::printf("      tensor-core form: %d splits a wave for 8 head groups\n", wave);
+    check("attention tensor-core form holds 2+ clusters a group in one wave", {static_cast<float>(wave >= 16)}, {1.0f},
+          0.0, 0.0);
+  }
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4097, 4224, 64, false, true);
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 8193, 2000, 64, true, true);
+  // Lengths whose last split ends inside a 16-key tile and inside an 8-key one.
+  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 1000, 1100, 64, true, true);
+}
+
 void sweep_attention() {
   sweep_attention_dim<32, CachePrecision::f32>();
   sweep_attention_dim<32, CachePrecision::f16>();
@@ -1283,33 +1301,24 @@ void sweep_attention() {
   sweep_attention_case<128, CachePrecision::f16, 1>(8, 8, 128, 40, 8, true);
   sweep_attention_case<128, CachePrecision::f16, 3>(6, 2, 120, 9, 16, true);
   sweep_attention_case<256, CachePrecision::f32, 4>(8, 2, 128, 50, 8, true);
-  // The planner's 64 splits past 4k rows (every partial loaded at once in the merge), f16 and f32.
+  // The most splits, 64 (every partial loaded at once in the merge), f16 and f32.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, false);
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 4352, 65, 64, true);
   // Qwen3-8B's shape with its f16 cache (4 heads a block), at 4k rows and at a short context.
   sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true);
   // The short-context form (lengths up to 128: one cluster of splits) with
   // one query head a block, at Qwen3-0.6B/1.7B's and 8B's ratios, int8
-  // output, the planned 64 splits of 4k rows.
+  // output, the most splits (64).
   sweep_attention_case<128, CachePrecision::f16, 1>(16, 8, 128, 17, 64, true);
   sweep_attention_case<128, CachePrecision::f16, 1>(32, 8, 1, 100, 64, true);
   // The long-context form: the clusters' merge as a launch of its own, where
   // one cluster is in use (it exits) and several, at every owner layout.
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4352, 1000, 64, true, true);
+  // The planner's 56 splits past 4k rows (7 clusters), after a 4k prompt.
+  sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 4097, 4224, 56, false, true);
   sweep_attention_case<128, CachePrecision::f16, 2>(16, 8, 100, 700, 40, true, true);
   sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4352, 37, 64, true, true);
-  // Qwen3-8B's long-context form on tensor cores (attention_tc.cuh), its splits
-  // capped to one wave of clusters: the bench's lengths after a 4k prompt, and
-  // 8k keys, whose splits walk 8-key tiles after the first 16-key ones.
-  if (cluster_launches_enabled()) {
-    // The form is taken only where one wave holds more than one cluster a group.
-    const int wave = attention_tc_wave_splits<128, CachePrecision::f16, 4>(dim3(8, 64));
-    std::printf("      tensor-core form: %d splits a wave for 8 head groups\n", wave);
-    check("attention tensor-core form holds 2+ clusters a group in one wave", {static_cast<float>(wave >= 16)}, {1.0f},
-          0.0, 0.0);
-  }
-  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 4097, 4224, 64, false, true);
-  sweep_attention_case<128, CachePrecision::f16, 4>(32, 8, 8193, 2000, 64, true, true);
+  sweep_attention_tc();
   sweep_attention_case<128, CachePrecision::f32, 4>(32, 8, 129, 4352, 64, true, true);
   sweep_attention_case<128, CachePrecision::f16, 1>(8, 8, 1000, 40, 16, true, true);
   sweep_attention_case<128, CachePrecision::f16, 3>(6, 2, 300, 9, 16, true, true);
@@ -1514,6 +1523,7 @@ int main(int argc, char** argv) {
       {"embed", sweep_embed},           {"rms_norm", sweep_rms_norm},       {"repack", sweep_repack},
       {"gemv", sweep_gemv},             {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
       {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},       {"attention", sweep_attention},
+      {"attention_tc", sweep_attention_tc},
       {"elementwise", sweep_elementwise}, {"reductions", sweep_reductions},
       {"argmax", [&sms] { sweep_argmax(sms); }}};
   if (only != nullptr &&

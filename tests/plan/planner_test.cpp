@@ -216,7 +216,7 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
     CHECK(many.buffer(am.block_index).type == GgmlType::I32);
   }
   CHECK(choose_attention_splits(32, 1, 4096, 132) == 16);
-  CHECK(choose_attention_splits(32, 1, 32768, 132) == 64);
+  CHECK(choose_attention_splits(32, 1, 32768, 132) == 56);
   // The measured GEMV defaults: tall 1, square q8_0 2, ffn_down 16-bit 4.
   CHECK(choose_gemv_split_k(151936, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
   CHECK(choose_gemv_split_k(4096, 1, 4096, GgmlType::Q8_0, 132, 64) == 2);
@@ -424,7 +424,9 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   CHECK(choose_attention_splits(16, 2, 64, 132) == 8);     // 4 by the rows, rounded up
   CHECK(choose_attention_splits(32, 4, 64, 132) == 8);
   CHECK(choose_attention_splits(16, 2, 16, 132) == 1);     // one split: no merge at all
-  CHECK(choose_attention_splits(64, 1, 32768, 132) == 64);
+  CHECK(choose_attention_splits(64, 1, 32768, 132) == 56);
+  CHECK(choose_attention_splits(16, 2, 4352, 132) == 56);  // past 4k rows: 7 clusters
+  CHECK(choose_attention_splits(2, 1, 32768, 132) == 64);   // 132 to cover, at most 64
   // The cluster merge's owners: equal shares of whole int8 blocks within a
   // head or of whole heads, at most 8.
   CHECK(kernels::attention_merge_owners(256, 128) == 8);  // 32 elements each
