@@ -1,8 +1,8 @@
 // The attention launch (with its clusters' merge launch) at the Qwen3 shapes'
 // long contexts, timed for each split count: which n_split the planner should
 // give a cache past 4k rows (docs/performance.md, "Fewer splits past 4k
-// rows"). Each layer reads its own K and V cache, 28 of them, so that the
-// caches do not stay in L2 from one launch to the next, as in the programs;
+// rows"). Each layer reads its own K and V cache, 28 of them (at least 470
+// MB), so that a cache does not stay in L2 from one launch to the next;
 // the launches of all layers are captured as one graph (PDL as the programs
 // launch it) and replayed. Prints µs a layer, the median over the replays.
 // Standalone the attention launches follow each other, where in a program a
@@ -88,7 +88,8 @@ void free_buffers(Buffers& b) {
 template <int Group>
 double time_layers(const Shape& s, Buffers& b, int n_ctx, int len, int n_split, cudaStream_t stream) {
   const int pos = len - 1;
-  check(cudaMemcpy(b.pos, &pos, sizeof(int), cudaMemcpyHostToDevice), "pos");
+  check(cudaMemcpyAsync(b.pos, &pos, sizeof(int), cudaMemcpyHostToDevice, stream), "pos");
+  check(cudaStreamSynchronize(stream), "pos");
   AttentionParams p{};
   p.q = b.q;
   p.out = b.out;

@@ -39,7 +39,8 @@
 #define LANEC_ATTN_TC_SPLIT 1
 #endif
 // Measurement switch: LANEC_ATTN_TC_PIPELINE=1 loads a warp's next 8-key
-// tile while its current tile is weighed (off by default, not yet timed).
+// tile while its current tile is weighed (off by default: +0.3 % on
+// Qwen3-8B at 4k context in one call, docs/performance.md).
 #ifndef LANEC_ATTN_TC_PIPELINE
 #define LANEC_ATTN_TC_PIPELINE 0
 #endif

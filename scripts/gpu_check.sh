@@ -295,8 +295,20 @@ stage_holds() {
   done
 }
 
+# The tensor-core attention loop (Qwen3-8B's long-context form, which no
+# tiny program takes): the kernel sweep's family of its shapes, run plain
+# (it builds the sweep), then under memcheck and racecheck.
+sanitize_attention_tc() {
+  local sweep="$WORK/kernel_sweep" failed_before=$FAILED
+  check sweep_attention_tc env LANEC_SWEEP_BIN="$sweep" bash scripts/kernel_sweep.sh --only attention_tc
+  ((FAILED == failed_before)) || return 0
+  check sanitizer_memcheck_attention_tc compute-sanitizer --tool memcheck --error-exitcode 1 "$sweep" --only attention_tc
+  check sanitizer_racecheck_attention_tc compute-sanitizer --tool racecheck --error-exitcode 1 "$sweep" --only attention_tc
+}
+
 stage_sanitizer() {
   stage sanitizer
+  sanitize_attention_tc
   local prog="$WORK/prog/qwen3-tiny-q8_0-h200" model="$WORK/models/qwen3-tiny-q8_0.gguf"
   if [[ ! -x $prog ]]; then  # built by the programs stage of this run or an earlier one
     note "| sanitizer | FAIL | 0 s | no $prog: run the programs stage first (GPU_CHECK_ONLY='qwen3-tiny-q8_0-h200\$' is enough) |"
@@ -315,17 +327,6 @@ stage_sanitizer() {
     --prompt-tokens "$long_prompt" -n 4 --quiet
   check sanitizer_racecheck_long compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "$long_prompt" -n 4 --quiet
-  # The tensor-core attention loop (Qwen3-8B's long-context form, which no
-  # tiny program takes): the kernel sweep's family of its shapes.
-  if LANEC_SWEEP_BIN="$WORK/kernel_sweep" bash scripts/kernel_sweep.sh --only attention_tc >"$WORK/log_sweep_tc.txt" 2>&1; then
-    check sanitizer_memcheck_attention_tc compute-sanitizer --tool memcheck --error-exitcode 1 "$WORK/kernel_sweep" \
-      --only attention_tc
-    check sanitizer_racecheck_attention_tc compute-sanitizer --tool racecheck --error-exitcode 1 "$WORK/kernel_sweep" \
-      --only attention_tc
-  else
-    note "| sanitizer_attention_tc | FAIL | | kernel sweep build or run failed: $(tail -n 1 "$WORK/log_sweep_tc.txt" | tr '|' '/') |"
-    FAILED=$((FAILED + 1))
-  fi
   # The staged GEMV (bulk copies into shared memory) where the programs stage built it.
   prog="$WORK/prog/qwen3-1.7b-2l-q8_0-h200" model="$WORK/models/qwen3-1.7b-2l-q8_0.gguf"
   [[ -x $prog ]] || return 0

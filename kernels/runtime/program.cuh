@@ -185,7 +185,7 @@ inline int long_context_from(const ProgramSpec& spec) {
 // The splits an attention launch of the short-context graph takes. That
 // graph serves the lengths below long_context_from, where one cluster of
 // splits covers every key, so the plan's further grid rows would only launch
-// blocks that exit at once (Qwen3-0.6B: 1,024 blocks a launch, 128 of them
+// blocks that exit at once (Qwen3-0.6B at 64 splits: 1,024 blocks a launch, 128 of them
 // used; capped, +0.6 % a token, docs/performance.md). With one graph for
 // every length the plan's splits stay.
 constexpr int short_context_splits(int n_split) {

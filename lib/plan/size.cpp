@@ -533,8 +533,8 @@ int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_c
   // at least kKeysPerSplit keys each). About 16 up to 4k cache rows and 56
   // (7 clusters) beyond, and at least enough that blocks x splits cover the
   // SMs twice at full length; each split at least kKeysPerSplit rows of the
-  // full cache. 56 rather than 64: measured faster at 4k and 8k keys on the
-  // H200 (docs/performance.md, "Fewer splits past 4k rows").
+  // full cache. 56 rather than 64: faster at 4k keys on the H200 and no
+  // slower at 8k (docs/performance.md, "Fewer splits past 4k rows").
   const int64_t by_length = n_ctx <= 4096 ? 16 : 56;
   const int64_t cover = (2 * static_cast<int64_t>(sms) + blocks_per_split - 1) / blocks_per_split;
   const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
