@@ -26,19 +26,8 @@ constexpr int kHeadDim = 128;
 constexpr int kLayers = 28;
 constexpr int kReplays = 21;
 
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "attention_splits: %s: %s\n", what, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-template <class T>
-T* device_alloc(size_t n) {
-  T* p = nullptr;
-  check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
-  return p;
-}
+using lanec::bench::check_cuda;
+using lanec::bench::device_alloc;
 
 // One shape's buffers: every layer's K and V cache, and the query, output
 // and workspaces the layers share (their launches run in order).
@@ -70,26 +59,25 @@ Buffers make_buffers(const Shape& s, int n_ctx) {
   b.out = device_alloc<float>(out_n);
   b.part_acc = device_alloc<float>(out_n * k::kAttnMaxSplits);
   b.part_ml = device_alloc<float>(static_cast<size_t>(s.n_head) * k::kAttnMaxSplits * 2);
-  b.done = device_alloc<int>(static_cast<size_t>(s.n_head) * k::kAttnClusterSplits);
-  check(cudaMemset(b.done, 0, sizeof(int) * s.n_head * k::kAttnClusterSplits), "cudaMemset");
+  b.done = device_alloc<int>(static_cast<size_t>(s.n_head) * k::kAttnClusterSplits);  // zeroed
   b.pos = device_alloc<int>(1);
-  check(cudaDeviceSynchronize(), "fill");
+  check_cuda(cudaDeviceSynchronize(), "fill");
   return b;
 }
 
 void free_buffers(Buffers& b) {
-  for (uint16_t* p : b.k) check(cudaFree(p), "cudaFree");
-  for (uint16_t* p : b.v) check(cudaFree(p), "cudaFree");
+  for (uint16_t* p : b.k) check_cuda(cudaFree(p), "cudaFree");
+  for (uint16_t* p : b.v) check_cuda(cudaFree(p), "cudaFree");
   for (void* p : {static_cast<void*>(b.q), static_cast<void*>(b.out), static_cast<void*>(b.part_acc),
                   static_cast<void*>(b.part_ml), static_cast<void*>(b.done), static_cast<void*>(b.pos)})
-    check(cudaFree(p), "cudaFree");
+    check_cuda(cudaFree(p), "cudaFree");
 }
 
 template <int Group>
 double time_layers(const Shape& s, Buffers& b, int n_ctx, int len, int n_split, cudaStream_t stream) {
   const int pos = len - 1;
-  check(cudaMemcpyAsync(b.pos, &pos, sizeof(int), cudaMemcpyHostToDevice, stream), "pos");
-  check(cudaStreamSynchronize(stream), "pos");
+  check_cuda(cudaMemcpyAsync(b.pos, &pos, sizeof(int), cudaMemcpyHostToDevice, stream), "pos");
+  check_cuda(cudaStreamSynchronize(stream), "pos");
   AttentionParams p{};
   p.q = b.q;
   p.out = b.out;
@@ -107,10 +95,10 @@ double time_layers(const Shape& s, Buffers& b, int n_ctx, int len, int n_split, 
     for (int l = 0; l < kLayers; ++l) {
       p.k_cache = b.k[l];
       p.v_cache = b.v[l];
-      check(k::launch_attention<kHeadDim, CachePrecision::f16, Group>(p, st), "launch_attention");
+      check_cuda(k::launch_attention<kHeadDim, CachePrecision::f16, Group>(p, st), "launch_attention");
     }
   };
-  return lanec::bench::median_replay_us(record, stream, kReplays, kLayers, check);
+  return lanec::bench::median_replay_us(record, stream, kReplays, kLayers);
 }
 
 template <int Group>
@@ -146,13 +134,13 @@ int main(int argc, char** argv) {
   }
   if (lens.empty()) lens = {4097, 8193, 16385};
   cudaStream_t stream;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   std::printf("| shape | heads a block | keys | n_split (planned) | µs a layer | K+V GB/s |\n"
               "| --- | ---: | ---: | ---: | ---: | ---: |\n");
   sweep_shape<2>({"qwen3-0.6b/1.7b (16/8 heads)", 16, 8}, lens, stream);
   sweep_shape<4>({"qwen3-8b (32/8 heads)", 32, 8}, lens, stream);
   std::printf("(the tensor-core form of 4 heads a block runs at most %d splits: one wave of its clusters)\n",
               k::attention_tc_wave_splits<kHeadDim, CachePrecision::f16, 4>(dim3(8, 64)));
-  check(cudaStreamDestroy(stream), "stream");
+  check_cuda(cudaStreamDestroy(stream), "stream");
   return 0;
 }

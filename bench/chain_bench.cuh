@@ -11,11 +11,30 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "../kernels/lanec_kernels.cuh"
 
 namespace lanec::bench {
+
+// Reports a failed CUDA call (`what` names it) and exits.
+inline void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "bench: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// n zeroed elements of T on the device.
+template <typename T>
+T* device_alloc(size_t n) {
+  T* p = nullptr;
+  check_cuda(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
+  check_cuda(cudaMemset(p, 0, n * sizeof(T)), "cudaMemset");
+  return p;
+}
 
 __device__ inline uint32_t hash(uint32_t x) {
   x ^= x >> 16;
@@ -71,33 +90,33 @@ inline void fill_q8_0_split(uint8_t* w, int rows, int k, uint32_t seed) {
 
 // µs per `per` (e.g. per layer) of the launches `record(stream)` issues,
 // captured once as a graph and replayed: the median over `replays` after 3
-// warm-up replays. `check` reports a CUDA error and exits.
+// warm-up replays.
 template <class Record>
-double median_replay_us(Record record, cudaStream_t s, int replays, int per, void (*check)(cudaError_t, const char*)) {
+double median_replay_us(Record record, cudaStream_t s, int replays, int per) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
+  check_cuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
   record(s);
-  check(cudaStreamEndCapture(s, &graph), "capture");
-  check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  check_cuda(cudaStreamEndCapture(s, &graph), "capture");
+  check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
   cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
+  check_cuda(cudaEventCreate(&e0), "event");
+  check_cuda(cudaEventCreate(&e1), "event");
   std::vector<double> us;
   for (int r = -3; r < replays; ++r) {
-    check(cudaEventRecord(e0, s), "record");
-    check(cudaGraphLaunch(exec, s), "replay");
-    check(cudaEventRecord(e1, s), "record");
-    check(cudaEventSynchronize(e1), "sync");
+    check_cuda(cudaEventRecord(e0, s), "record");
+    check_cuda(cudaGraphLaunch(exec, s), "replay");
+    check_cuda(cudaEventRecord(e1, s), "record");
+    check_cuda(cudaEventSynchronize(e1), "sync");
     float ms = 0.0f;
-    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+    check_cuda(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
     if (r >= 0) us.push_back(1000.0 * ms / per);
   }
   std::sort(us.begin(), us.end());
-  check(cudaGraphExecDestroy(exec), "destroy");
-  check(cudaGraphDestroy(graph), "destroy");
-  check(cudaEventDestroy(e0), "destroy");
-  check(cudaEventDestroy(e1), "destroy");
+  check_cuda(cudaGraphExecDestroy(exec), "destroy");
+  check_cuda(cudaGraphDestroy(graph), "destroy");
+  check_cuda(cudaEventDestroy(e0), "destroy");
+  check_cuda(cudaEventDestroy(e1), "destroy");
   return us[us.size() / 2];
 }
 

@@ -225,13 +225,6 @@ void launch(const Setup& s, int layer, Kind kind, cudaStream_t stream) {
   }
 }
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "gemv_stream: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(2);
-  }
-}
-
 // Worst relative error of layer 0's output against a CPU dot product.
 double check(const Setup& s, Kind kind, cudaStream_t stream, const std::vector<uint8_t>& w0,
              const std::vector<int8_t>& qs, const std::vector<int8_t>& lo, const std::vector<float>& d) {
@@ -322,7 +315,7 @@ int main(int argc, char** argv) {
       auto record = [&](cudaStream_t st) {
         for (int l = 0; l < kLayers; ++l) launch(s, l, kind, st);
       };
-      return static_cast<float>(lanec::bench::median_replay_us(record, stream, kReplays, 1, check_cuda));
+      return static_cast<float>(lanec::bench::median_replay_us(record, stream, kReplays, 1));
     };
     const float none_us = replay(Kind::none);
     std::printf("%s  {\"shape\": \"%s\", \"rows\": %d, \"k\": %d, \"mb\": %.2f, \"stand_in_us\": %.3f", first ? "" : ",\n",

@@ -136,30 +136,15 @@ __global__ void gemv_scaled_kernel(const __grid_constant__ ScaledParams p) {
 
 // ---- buffers ----------------------------------------------------------------------
 
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "norm_fold: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-template <typename T>
-T* alloc(size_t n) {
-  T* p = nullptr;
-  check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
-  return p;
-}
-
 // A q8_0_split matrix [rows, k] of random weights.
 uint8_t* random_matrix(int rows, int k, uint32_t seed) {
-  uint8_t* w = alloc<uint8_t>(q8_0_split_bytes(rows, k));
+  uint8_t* w = device_alloc<uint8_t>(q8_0_split_bytes(rows, k));
   fill_q8_0_split(w, rows, k, seed);
   return w;
 }
 
 Int8x2 random_int8x2(int n, uint32_t seed) {
-  Int8x2 v{alloc<int8_t>(n), alloc<int8_t>(n), alloc<float>(n / kQ8Block)};
+  Int8x2 v{device_alloc<int8_t>(n), device_alloc<int8_t>(n), device_alloc<float>(n / kQ8Block)};
   fill_bytes<<<8, 256>>>(v.qs, n, seed);
   fill_bytes<<<8, 256>>>(v.lo, n, seed + 1);
   fill_floats<<<8, 256>>>(v.d, n / kQ8Block, seed + 2, 0.01f, 0.03f);
@@ -182,16 +167,16 @@ Model make_model() {
   for (int l = 0; l < kLayers; ++l) {
     m.w_o.push_back(random_matrix(kHidden, kAttnDim, 100u + l));
     m.w_qkv.push_back(random_matrix(kQkvRows, kHidden, 200u + l));
-    m.norm_w.push_back(alloc<float>(kHidden));
+    m.norm_w.push_back(device_alloc<float>(kHidden));
     fill_floats<<<4, 256>>>(m.norm_w.back(), kHidden, 300u + l, 0.5f, 1.5f);
   }
   m.attn = random_int8x2(kAttnDim, 400u);
-  for (float*& r : m.resid) r = alloc<float>(kHidden);
-  m.attn_out = alloc<float>(kHidden);
-  m.xq = Int8x2{alloc<int8_t>(kHidden), alloc<int8_t>(kHidden), alloc<float>(kHidden / kQ8Block)};
-  m.sumsq = alloc<float>(kHidden / kQ8Block);
-  m.qkv = alloc<float>(kQkvRows);
-  check(cudaDeviceSynchronize(), "fill");
+  for (float*& r : m.resid) r = device_alloc<float>(kHidden);
+  m.attn_out = device_alloc<float>(kHidden);
+  m.xq = Int8x2{device_alloc<int8_t>(kHidden), device_alloc<int8_t>(kHidden), device_alloc<float>(kHidden / kQ8Block)};
+  m.sumsq = device_alloc<float>(kHidden / kQ8Block);
+  m.qkv = device_alloc<float>(kQkvRows);
+  check_cuda(cudaDeviceSynchronize(), "fill");
   return m;
 }
 
@@ -216,7 +201,7 @@ GemvParams output_gemv(const Model& m, int l) { return one_part_gemv(m.w_o[l], m
 GemvParams qkv_gemv(const Model& m, int l) { return one_part_gemv(m.w_qkv[l], m.qkv, kQkvRows, kHidden, m.xq, 1); }
 
 void separate_layer(const Model& m, int l, cudaStream_t s) {
-  check(launch_gemv<kF, kA, 1, false>(output_gemv(m, l), s), "output gemv");
+  check_cuda(launch_gemv<kF, kA, 1, false>(output_gemv(m, l), s), "output gemv");
   RmsNormParams n{};
   n.x = m.resid[l % 2];
   n.residual = m.attn_out;
@@ -227,8 +212,8 @@ void separate_layer(const Model& m, int l, cudaStream_t s) {
   n.out_d = m.xq.d;
   n.eps = kEps;
   n.n = kHidden;
-  check(launch_rms_norm<true, true>(n, s), "rms_norm");
-  check(launch_gemv<kF, kA, 1, false>(qkv_gemv(m, l), s), "qkv gemv");
+  check_cuda(launch_rms_norm<true, true>(n, s), "rms_norm");
+  check_cuda(launch_gemv<kF, kA, 1, false>(qkv_gemv(m, l), s), "qkv gemv");
 }
 
 template <int Groups, bool Exchange = true>
@@ -242,7 +227,7 @@ void folded_layer(const Model& m, int l, cudaStream_t s) {
   p.out = m.xq;
   p.out_sumsq = m.sumsq;
   const dim3 block(kWarpSize, Groups * p.g.split_k);
-  check(launch_kernel(gemv_norm_out_kernel<Groups, Exchange>, kHidden / Groups, block, 0, s, p,
+  check_cuda(launch_kernel(gemv_norm_out_kernel<Groups, Exchange>, kHidden / Groups, block, 0, s, p,
                       dim3(Exchange ? kQ8Block / Groups : 1, 1, 1)),
         "folded output gemv");
   ScaledParams q{};
@@ -251,7 +236,7 @@ void folded_layer(const Model& m, int l, cudaStream_t s) {
   q.n_sums = kHidden / kQ8Block;
   q.n = kHidden;
   const int groups = gemv_groups_per_block(q.g.split_k);
-  check(launch_kernel(gemv_scaled_kernel, kQkvRows / groups, dim3(kWarpSize, groups * q.g.split_k), 0, s, q),
+  check_cuda(launch_kernel(gemv_scaled_kernel, kQkvRows / groups, dim3(kWarpSize, groups * q.g.split_k), 0, s, q),
         "scaled qkv gemv");
 }
 
@@ -263,9 +248,9 @@ void run_once(const Model& m, LayerFn layer, cudaStream_t s, std::vector<float>&
   for (int l = 0; l < kLayers; ++l) layer(m, l, s);
   h.resize(kHidden);
   qkv.resize(kQkvRows);
-  check(cudaMemcpyAsync(h.data(), m.resid[kLayers % 2], kHidden * sizeof(float), cudaMemcpyDeviceToHost, s), "h");
-  check(cudaMemcpyAsync(qkv.data(), m.qkv, kQkvRows * sizeof(float), cudaMemcpyDeviceToHost, s), "qkv");
-  check(cudaStreamSynchronize(s), "run");
+  check_cuda(cudaMemcpyAsync(h.data(), m.resid[kLayers % 2], kHidden * sizeof(float), cudaMemcpyDeviceToHost, s), "h");
+  check_cuda(cudaMemcpyAsync(qkv.data(), m.qkv, kQkvRows * sizeof(float), cudaMemcpyDeviceToHost, s), "qkv");
+  check_cuda(cudaStreamSynchronize(s), "run");
 }
 
 double worst_rel(const std::vector<float>& a, const std::vector<float>& b) {
@@ -280,7 +265,7 @@ double time_chain(const Model& m, LayerFn layer, cudaStream_t s, int replays) {
   auto record = [&](cudaStream_t st) {
     for (int l = 0; l < kLayers; ++l) layer(m, l, st);
   };
-  return median_replay_us(record, s, replays, kLayers, check);
+  return median_replay_us(record, s, replays, kLayers);
 }
 
 }  // namespace
@@ -288,7 +273,7 @@ double time_chain(const Model& m, LayerFn layer, cudaStream_t s, int replays) {
 int main(int argc, char** argv) {
   const int replays = argc > 1 ? std::atoi(argv[1]) : 50;
   cudaStream_t s;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
   const Model m = make_model();
 
   std::vector<float> h_sep, qkv_sep;

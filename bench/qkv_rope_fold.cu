@@ -134,23 +134,8 @@ __global__ void __launch_bounds__(kWarpSize * kHeadDim / C / Rpw) gemv_qkv_rope_
 
 // ---- buffers ----------------------------------------------------------------------
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "qkv_rope_fold: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-template <typename T>
-T* alloc(size_t n) {
-  T* p = nullptr;
-  check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
-  check(cudaMemset(p, 0, n * sizeof(T)), "cudaMemset");
-  return p;
-}
-
 uint8_t* random_matrix(int rows, int k, uint32_t seed) {
-  uint8_t* w = alloc<uint8_t>(q8_0_split_bytes(rows, k));
+  uint8_t* w = device_alloc<uint8_t>(q8_0_split_bytes(rows, k));
   fill_q8_0_split(w, rows, k, seed);
   return w;
 }
@@ -175,24 +160,24 @@ Model make_model(const Shape& s) {
     m.w_k.push_back(random_matrix(s.n_kv_head * kHeadDim, s.hidden, 200u + l));
     m.w_v.push_back(random_matrix(s.n_kv_head * kHeadDim, s.hidden, 300u + l));
     for (auto* v : {&m.attn_norm_w, &m.q_norm_w, &m.k_norm_w}) {
-      v->push_back(alloc<float>(std::max(s.hidden, kHeadDim)));
+      v->push_back(device_alloc<float>(std::max(s.hidden, kHeadDim)));
       fill_floats<<<4, 256>>>(v->back(), std::max(s.hidden, kHeadDim), 400u + l + 97u * v->size(), 0.5f, 1.5f);
     }
   }
-  m.resid = alloc<float>(s.hidden);
+  m.resid = device_alloc<float>(s.hidden);
   fill_floats<<<4, 256>>>(m.resid, s.hidden, 500u, -1.0f, 1.0f);
-  m.x_qs = alloc<int8_t>(s.hidden);
-  m.x_lo = alloc<int8_t>(s.hidden);
-  m.x_d = alloc<float>(s.hidden / kQ8Block);
-  m.q = alloc<float>(s.n_head * kHeadDim);
-  m.k = alloc<float>(s.n_kv_head * kHeadDim);
-  m.v = alloc<float>(s.n_kv_head * kHeadDim);
-  m.k_cache = alloc<__half>(static_cast<size_t>(s.n_kv_head) * kCtx * kHeadDim);
-  m.v_cache = alloc<__half>(static_cast<size_t>(s.n_kv_head) * kCtx * kHeadDim);
-  m.pos = alloc<int>(1);
+  m.x_qs = device_alloc<int8_t>(s.hidden);
+  m.x_lo = device_alloc<int8_t>(s.hidden);
+  m.x_d = device_alloc<float>(s.hidden / kQ8Block);
+  m.q = device_alloc<float>(s.n_head * kHeadDim);
+  m.k = device_alloc<float>(s.n_kv_head * kHeadDim);
+  m.v = device_alloc<float>(s.n_kv_head * kHeadDim);
+  m.k_cache = device_alloc<__half>(static_cast<size_t>(s.n_kv_head) * kCtx * kHeadDim);
+  m.v_cache = device_alloc<__half>(static_cast<size_t>(s.n_kv_head) * kCtx * kHeadDim);
+  m.pos = device_alloc<int>(1);
   const int pos = kPos;
-  check(cudaMemcpy(m.pos, &pos, sizeof(pos), cudaMemcpyHostToDevice), "pos");
-  check(cudaDeviceSynchronize(), "fill");
+  check_cuda(cudaMemcpy(m.pos, &pos, sizeof(pos), cudaMemcpyHostToDevice), "pos");
+  check_cuda(cudaDeviceSynchronize(), "fill");
   return m;
 }
 
@@ -205,7 +190,7 @@ void norm_launch(const Model& m, int l, cudaStream_t s) {
   n.out_d = m.x_d;
   n.eps = kEps;
   n.n = m.s.hidden;
-  check(launch_rms_norm<false, true>(n, s), "rms_norm");
+  check_cuda(launch_rms_norm<false, true>(n, s), "rms_norm");
 }
 
 GemvParams qkv_gemv(const Model& m, int l) {
@@ -224,7 +209,7 @@ GemvParams qkv_gemv(const Model& m, int l) {
 
 void separate_layer(const Model& m, int l, cudaStream_t s) {
   norm_launch(m, l, s);
-  check(launch_gemv<kF, kA, 1, false>(qkv_gemv(m, l), s), "qkv gemv");
+  check_cuda(launch_gemv<kF, kA, 1, false>(qkv_gemv(m, l), s), "qkv gemv");
   RopeParams r{};
   r.parts[0] = {m.q, m.q_norm_w[l], m.s.n_head, nullptr, false};
   r.parts[1] = {m.k, m.k_norm_w[l], m.s.n_kv_head, m.k_cache, true};
@@ -238,7 +223,7 @@ void separate_layer(const Model& m, int l, cudaStream_t s) {
   r.v_cache = m.v_cache;
   r.n_v_head = m.s.n_kv_head;
   r.n_ctx = kCtx;
-  check(launch_rope<RopeMode::neox, kC>(r, s), "rope");
+  check_cuda(launch_rope<RopeMode::neox, kC>(r, s), "rope");
 }
 
 template <int C, int Rpw>
@@ -256,7 +241,7 @@ void folded_layer(const Model& m, int l, cudaStream_t s) {
   p.v_cache = m.v_cache;
   const int heads = m.s.n_head + 2 * m.s.n_kv_head;
   const dim3 block(kWarpSize, kHeadDim / C / Rpw);
-  check(launch_kernel(gemv_qkv_rope_kernel<C, Rpw>, heads * C, block, 0, s, p, dim3(C, 1, 1)), "folded qkv gemv");
+  check_cuda(launch_kernel(gemv_qkv_rope_kernel<C, Rpw>, heads * C, block, 0, s, p, dim3(C, 1, 1)), "folded qkv gemv");
 }
 
 using LayerFn = void (*)(const Model&, int, cudaStream_t);
@@ -268,16 +253,16 @@ struct Result {
 
 Result run_once(const Model& m, LayerFn layer, cudaStream_t s) {
   const size_t kv = static_cast<size_t>(m.s.n_kv_head) * kCtx * kHeadDim;
-  check(cudaMemsetAsync(m.k_cache, 0, kv * sizeof(__half), s), "clear");
-  check(cudaMemsetAsync(m.v_cache, 0, kv * sizeof(__half), s), "clear");
+  check_cuda(cudaMemsetAsync(m.k_cache, 0, kv * sizeof(__half), s), "clear");
+  check_cuda(cudaMemsetAsync(m.v_cache, 0, kv * sizeof(__half), s), "clear");
   for (int l = 0; l < m.s.layers; ++l) layer(m, l, s);
   Result r;
   r.q.resize(static_cast<size_t>(m.s.n_head) * kHeadDim);
   std::vector<__half> k(kv), v(kv);
-  check(cudaMemcpyAsync(r.q.data(), m.q, r.q.size() * sizeof(float), cudaMemcpyDeviceToHost, s), "q");
-  check(cudaMemcpyAsync(k.data(), m.k_cache, kv * sizeof(__half), cudaMemcpyDeviceToHost, s), "k");
-  check(cudaMemcpyAsync(v.data(), m.v_cache, kv * sizeof(__half), cudaMemcpyDeviceToHost, s), "v");
-  check(cudaStreamSynchronize(s), "run");
+  check_cuda(cudaMemcpyAsync(r.q.data(), m.q, r.q.size() * sizeof(float), cudaMemcpyDeviceToHost, s), "q");
+  check_cuda(cudaMemcpyAsync(k.data(), m.k_cache, kv * sizeof(__half), cudaMemcpyDeviceToHost, s), "k");
+  check_cuda(cudaMemcpyAsync(v.data(), m.v_cache, kv * sizeof(__half), cudaMemcpyDeviceToHost, s), "v");
+  check_cuda(cudaStreamSynchronize(s), "run");
   r.k_row = k;
   r.v_row = v;
   return r;
@@ -300,7 +285,7 @@ double time_chain(const Model& m, LayerFn layer, cudaStream_t s, int replays) {
   auto record = [&](cudaStream_t st) {
     for (int l = 0; l < m.s.layers; ++l) layer(m, l, st);
   };
-  return median_replay_us(record, s, replays, m.s.layers, check);
+  return median_replay_us(record, s, replays, m.s.layers);
 }
 
 }  // namespace
@@ -316,7 +301,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   cudaStream_t s;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
   const Model m = make_model(*shape);
   const Result ref = run_once(m, separate_layer, s);
   struct Variant {

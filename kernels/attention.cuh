@@ -819,7 +819,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_merge_kernel(const __g
 // Whether long-context launches of this kernel take the tensor-core loop.
 template <CachePrecision C, int Group>
 constexpr bool attention_tc_form() {
-  return LANEC_ATTN_TC && C == CachePrecision::f16 && Group >= kAttnTcMinGroup && Group <= kAttnClusterMaxGroup;
+  return LANEC_ATTN_TC && C == CachePrecision::f16 && attention_tc_group(Group);
 }
 
 // The most splits (a multiple of the cluster) whose blocks, clusters of

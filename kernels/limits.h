@@ -84,6 +84,9 @@ constexpr int kAttnClusterMaxGroup = 4;
 // f16 cache. Its queries' fragments take shared memory: a 16-byte word for
 // each lane, 32-element chunk of head_dim and f16 part (high and low).
 constexpr int kAttnTcMinGroup = 4;
+LANEC_HOST_DEVICE constexpr bool attention_tc_group(int group) {
+  return group >= kAttnTcMinGroup && group <= kAttnClusterMaxGroup;
+}
 LANEC_HOST_DEVICE constexpr int attention_tc_query_bytes(int head_dim) { return 2 * (head_dim / 32) * 32 * 16; }
 
 // The first length at which an attention launch of n_split splits has more

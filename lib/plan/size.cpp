@@ -571,7 +571,7 @@ int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block) {
       heads_per_block <= kAttnClusterMaxGroup ? kAttnClusterSplits * (share + 2 * heads_per_block) * 4 : 0;
   // The tensor-core form's query fragments (with any cache precision: the
   // count is an upper bound).
-  const int64_t tc = heads_per_block >= kernels::kAttnTcMinGroup && heads_per_block <= kAttnClusterMaxGroup
+  const int64_t tc = kernels::attention_tc_group(static_cast<int>(heads_per_block))
                          ? kernels::attention_tc_query_bytes(static_cast<int>(head_dim))
                          : 0;
   return kAttnWarps * elems * 4 + kAttnWarps * heads_per_block * 2 * 4 + 2 * heads_per_block * kMaxAttnSplits * 4 +

@@ -142,7 +142,7 @@ TEST_CASE("the device benchmarks compile with nvcc for sm_90, warning-free", "[.
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
   for (const char* bench : {"copy_bandwidth", "launch_floor", "norm_fold", "persistent_step", "gemv_bulk", "gemv_stream",
-                            "attention_occupancy", "attention_splits"}) {
+                            "attention_occupancy", "attention_splits", "qkv_rope_fold"}) {
     INFO(bench);
     const Run r = run(nvcc + " -std=c++17 -O2 -arch=sm_90 --Werror all-warnings -Xcompiler -Wall,-Wextra " +
                           std::string(LANEC_SOURCE_DIR) + "/bench/" + bench + ".cu -o " + dir + "/" + bench,
