@@ -38,11 +38,12 @@
 #ifndef LANEC_ATTN_TC_SPLIT
 #define LANEC_ATTN_TC_SPLIT 1
 #endif
-// Measurement switch: LANEC_ATTN_TC_PIPELINE=1 loads a warp's next 8-key
-// tile while its current tile is weighed (off by default: +0.3 % on
-// Qwen3-8B at 4k context in one call, docs/performance.md).
+// LANEC_ATTN_TC_PIPELINE (on by default) loads a warp's next 8-key tile
+// while its current tile is weighed: +0.3 % on Qwen3-8B at 4k context and
+// +0.5 % at 8k, the same tokens (docs/performance.md).
+// -DLANEC_ATTN_TC_PIPELINE=0 loads each tile just before it is scored.
 #ifndef LANEC_ATTN_TC_PIPELINE
-#define LANEC_ATTN_TC_PIPELINE 0
+#define LANEC_ATTN_TC_PIPELINE 1
 #endif
 
 namespace lanec::kernels {
@@ -235,7 +236,7 @@ __device__ __forceinline__ void attn_tc_tile(AttnTcState<HeadDim>& st, const Att
     }
 }
 
-// Measurement form (kAttnTcPipeline): the first tile, then a warp's 8-key
+// The pipelined loop (kAttnTcPipeline): the first tile, then a warp's 8-key
 // tiles from t on, each tile's rows loading while the tile before is weighed
 // (after its scores, once its K rows' registers are spent).
 template <int HeadDim, int Split>
