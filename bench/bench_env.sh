@@ -28,16 +28,18 @@ synth_model() {
 # $MAX_CTX cache rows and builds $WORK/PRESET__NAME. FLAGS is comma-separated
 # (bench/variants.sh lists the forms): -D switches for nvcc (which appends
 # $NVCC_APPEND_FLAGS to the command lanec runs), hold:RULE, act:MODE,
-# split:PREFIX=N, rpw:PREFIX=N and hpb:N. Fails when the plan or the build does.
+# split:PREFIX=N, rpw:PREFIX=N, hpb:N and ctx:N (N cache rows instead of
+# $MAX_CTX). Fails when the plan or the build does.
 # Used by variants.sh, chain_profile.sh and ablation.sh.
 build_variant() {
-  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" splits=() f
+  local bin="$WORK/$1__$2" nvcc_flags=() plan_args=() holds="" knobs="$KNOBS" splits=() max_ctx="$MAX_CTX" f
   for f in ${3//,/ }; do
     case "$f" in
       hold:*) holds="${holds:+$holds,}${f#hold:}" ;;
       split:*) splits+=("split:${f#split:}") ;;
       rpw:*) splits+=("rpw:${f#rpw:}") ;;
       hpb:*) splits+=("$f") ;;
+      ctx:*) max_ctx="${f#ctx:}" ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
         sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
       *) nvcc_flags+=("$f") ;;
@@ -45,7 +47,7 @@ build_variant() {
   done
   [[ -n $holds ]] && plan_args+=(--hold "$holds")
   ((${#splits[@]})) || plan_args+=(--build)
-  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$MAX_CTX" \
+  NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$max_ctx" \
     "${plan_args[@]}" -o "$bin.cu" >"$bin.log" 2>&1 || { echo "build $1 $2 failed: $(tail -3 "$bin.log")"; return 1; }
   ((${#splits[@]} == 0)) || build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
 }

@@ -12,7 +12,9 @@
 # split:PREFIX=N sets split_k N in every GEMV launch whose name starts with
 # PREFIX (e.g. split:gemv_q_l=4) in the emitted program before it is built,
 # and rpw:PREFIX=N its rows a warp (the launch's template argument, e.g.
-# rpw:gemv_logits=2); hpb:N sets the query heads an attention block serves.
+# rpw:gemv_logits=2); hpb:N sets the query heads an attention block serves;
+# ctx:N plans N cache rows instead of the depth's (the planner's attention
+# splits follow the rows, e.g. ctx:4352 against a 4096-row plan).
 # VARIANTS_DEPTH=D times tg128 after a D-token prompt (plans get D + 256 cache
 # rows) instead of at an empty context, e.g. 4096 for attention changes.
 # VARIANTS_REPEATS=N timed runs a variant (5).
