@@ -45,6 +45,8 @@ build_variant() {
       *) nvcc_flags+=("$f") ;;
     esac
   done
+  # Fewer rows than the depth's would cut the 128 timed tokens short.
+  ((max_ctx >= MAX_CTX)) || { echo "build $1 $2: ctx:$max_ctx is below the $MAX_CTX rows the depth needs"; return 1; }
   [[ -n $holds ]] && plan_args+=(--hold "$holds")
   ((${#splits[@]})) || plan_args+=(--build)
   NVCC_APPEND_FLAGS="${nvcc_flags[*]}" "$LANEC" plan "$WORK/$1.gguf" --knobs "$knobs" --max-ctx "$max_ctx" \

@@ -489,7 +489,7 @@ __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, i
 // serves the long-context launches (merge_launch) of blocks of at least
 // kAttnTcMinGroup query heads over an f16 cache: there the scalar loop is
 // bound by its instructions (4 heads a block on Qwen3-8B at 4k context).
-// Its kernel holds up to 128 registers a thread (116 at head_dim 128), 4
+// Its kernel holds up to 128 registers a thread (123 at head_dim 128), 4
 // blocks an SM, so launch_attention caps its splits to what one wave of
 // clusters holds. Measured on Qwen3-8B
 // at 4k context: +2.9 % (docs/performance.md); with 2 heads a block it lost
