@@ -38,18 +38,10 @@
 #ifndef LANEC_ATTN_TC_SPLIT
 #define LANEC_ATTN_TC_SPLIT 1
 #endif
-// LANEC_ATTN_TC_PIPELINE (on by default) loads a warp's next 8-key tile
-// while its current tile is weighed: +0.3 % on Qwen3-8B at 4k context and
-// +0.5 % at 8k, the same tokens (docs/performance.md).
-// -DLANEC_ATTN_TC_PIPELINE=0 loads each tile just before it is scored.
-#ifndef LANEC_ATTN_TC_PIPELINE
-#define LANEC_ATTN_TC_PIPELINE 1
-#endif
 
 namespace lanec::kernels {
 
 constexpr int kAttnTcKeys = 16;  // keys a warp takes a tile
-constexpr bool kAttnTcPipeline = LANEC_ATTN_TC_PIPELINE != 0;
 
 __device__ __forceinline__ void attn_mma(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
                                          uint32_t b0, uint32_t b1) {
@@ -236,9 +228,11 @@ __device__ __forceinline__ void attn_tc_tile(AttnTcState<HeadDim>& st, const Att
     }
 }
 
-// The pipelined loop (kAttnTcPipeline): the first tile, then a warp's 8-key
-// tiles from t on, each tile's rows loading while the tile before is weighed
-// (after its scores, once its K rows' registers are spent).
+// The first tile, then a warp's 8-key tiles from t on, each tile's rows
+// loading while the tile before is weighed (after its scores, once its K
+// rows' registers are spent). Against loading each tile just before it is
+// scored: +0.3 % on Qwen3-8B at 4k context and +0.5 % at 8k, the same
+// tokens (docs/performance.md; that form is in the history at 5ba82d1).
 template <int HeadDim, int Split>
 __device__ __forceinline__ void attn_tc_pipelined_tail(AttnTcState<HeadDim>& st,
                                                        const AttnTcRows<HeadDim, 2>& first_rows,
@@ -313,21 +307,8 @@ __device__ __forceinline__ void attention_tc_keys(const AttentionParams& p, cons
     for (int w = 0; w < 2; ++w)
 #pragma unroll
       for (int i = 0; i < 4; ++i) st.acc[c][w][i] = 0.0f;
-  auto no_loads = [] {};
-  if (first < t1) {
-    if constexpr (kAttnTcPipeline) {
-      attn_tc_pipelined_tail(st, first_rows, sm_q, k_head, v_head, t0 + kAttnWarps * kAttnTcKeys + 8 * warp, first, t1);
-    } else {
-      attn_tc_tile<HeadDim, 2, kSplit>(st, first_rows, sm_q, first, t1, no_loads);
-    }
-  }
-  if constexpr (!kAttnTcPipeline) {
-    for (int t = t0 + kAttnWarps * kAttnTcKeys + 8 * warp; t < t1; t += 8 * kAttnWarps) {
-      AttnTcRows<HeadDim, 1> rows;
-      attn_tc_load(rows, k_head, v_head, t, t1, -1);
-      attn_tc_tile<HeadDim, 1, kSplit>(st, rows, sm_q, t, t1, no_loads);
-    }
-  }
+  if (first < t1)
+    attn_tc_pipelined_tail(st, first_rows, sm_q, k_head, v_head, t0 + kAttnWarps * kAttnTcKeys + 8 * warp, first, t1);
   attn_over_key_rows(st.l, [](float a, float b) { return a + b; });  // each head's sum
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
