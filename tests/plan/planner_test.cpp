@@ -215,7 +215,7 @@ TEST_CASE("per-launch parameters come from the chip", "[plan]") {
     CHECK(many.buffer(am.block_value).elements == am.n_blocks);
     CHECK(many.buffer(am.block_index).type == GgmlType::I32);
   }
-  CHECK(choose_attention_splits(32, 1, 4096, 132) == 16);
+  CHECK(choose_attention_splits(32, 1, 4096, 132) == 56);
   CHECK(choose_attention_splits(32, 1, 32768, 132) == 56);
   // The measured GEMV defaults: tall 1, square q8_0 2, ffn_down 16-bit 4.
   CHECK(choose_gemv_split_k(151936, 1, 4096, GgmlType::Q8_0, 132, 64) == 1);
@@ -414,11 +414,12 @@ TEST_CASE("attention heads a block and argmax blocks", "[plan][attention][argmax
   CHECK(choose_argmax_blocks(32000, 132) == 32);
   CHECK(choose_argmax_blocks(1000, 132) == 1);
   CHECK(choose_argmax_blocks(1, 132) == 1);
-  // Splits: a maximum for the longest context, blocks x splits covering the
-  // SMs twice, a multiple of the kernel's 8-split clusters above one.
-  CHECK(choose_attention_splits(16, 2, 4096, 132) == 40);  // 33 to cover, rounded up
-  CHECK(choose_attention_splits(32, 4, 4096, 132) == 40);
-  CHECK(choose_attention_splits(64, 8, 4096, 132) == 33);  // 8 heads a block: no cluster merge
+  // Splits: 56 for the longest context, more where blocks x splits would not
+  // cover the SMs twice, a multiple of the kernel's 8-split clusters above one.
+  CHECK(choose_attention_splits(16, 2, 4096, 132) == 56);
+  CHECK(choose_attention_splits(32, 4, 4096, 132) == 56);
+  CHECK(choose_attention_splits(64, 8, 4096, 132) == 56);
+  CHECK(choose_attention_splits(8, 2, 4096, 132) == 64);  // 4 blocks: 66 to cover, held to the kernel's 64
   CHECK(choose_attention_splits(16, 2, 256, 132) == 16);   // one split per 16 cache rows
   CHECK(choose_attention_splits(16, 2, 128, 132) == 8);
   CHECK(choose_attention_splits(16, 2, 64, 132) == 8);     // 4 by the rows, rounded up
@@ -458,11 +459,11 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   Schedule deq = plan_graph(test::decoder_graph(test::DecoderDims{}), test::test_knobs("f16", "dequant"), {}).schedule;
   CHECK(std::get<GemvLaunch>(find_launch(deq, "gemv_logits")->params).rows_per_warp == 2);
   // 32/8 heads: a block serves the 4 query heads of a kv head, 8 blocks a
-  // split, so 33 splits cover 132 SMs twice (a maximum: short contexts use
-  // fewer), rounded up to whole clusters of 8.
+  // split, and 56 splits (a maximum: short contexts use fewer) fill about
+  // three waves of 132 SMs.
   const auto& attn = std::get<AttentionLaunch>(find_launch(deq, "attention_attn_l00")->params);
   CHECK(attn.heads_per_block == 4);
-  CHECK(attn.n_split == 40);
+  CHECK(attn.n_split == 56);
   // Argmax over the 8B vocabulary: one block per SM, with its workspaces
   // (the register GEMV runs the logits, so gemv_argmax declines).
   CHECK(rule_count(deq, "gemv_argmax").fired == 0);
