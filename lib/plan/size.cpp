@@ -20,6 +20,9 @@ constexpr int64_t kQ8Block = 32;
 constexpr int kGemvMaxSplit = kernels::kGemvMaxWarps;
 constexpr int64_t kKeysPerSplit = kernels::kAttnMinKeysPerSplit;  // a split below this many keys costs more than it saves
 constexpr int kMaxAttnSplits = kernels::kAttnMaxSplits;
+// The splits an attention plans (7 clusters of 8): measured on the H200
+// against 40, 48 and 64 at 4k-8k keys (docs/performance.md).
+constexpr int64_t kPlannedAttnSplits = 56;
 using kernels::kArgmaxMinPerBlock;
 using kernels::kAttnClusterMaxGroup;  // the attention cluster merge's layout
 using kernels::kAttnClusterSplits;
@@ -530,16 +533,12 @@ int resident_warps_per_sm(int arch_number) {
 int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_ctx, int sms) {
   const int64_t blocks_per_split = n_head / heads_per_block;
   // The most splits the kernel may use (it takes fewer for short contexts:
-  // at least kKeysPerSplit keys each): 56 (7 clusters) at any length, and
+  // at least kKeysPerSplit keys each): kPlannedAttnSplits at any length, and
   // at least enough that blocks x splits cover the SMs twice at full length;
-  // each split at least kKeysPerSplit rows of the full cache. 56 rather than
-  // 64: faster at 4k keys on the H200 and no slower at 8k; 56 rather than 40
-  // for plans of at most 4k rows too (docs/performance.md, "Fewer splits past
-  // 4k rows" and "56 splits at every length").
-  constexpr int64_t kWaveSplits = 56;
+  // each split at least kKeysPerSplit rows of the full cache.
   const int64_t cover = (2 * static_cast<int64_t>(sms) + blocks_per_split - 1) / blocks_per_split;
   const int64_t by_keys = std::max<int64_t>(1, n_ctx / kKeysPerSplit);
-  const int64_t splits = std::clamp<int64_t>(std::min(std::max(kWaveSplits, cover), by_keys), 1, kMaxAttnSplits);
+  const int64_t splits = std::clamp<int64_t>(std::min(std::max(kPlannedAttnSplits, cover), by_keys), 1, kMaxAttnSplits);
   // A multiple of the cluster where the kernel merges up to 8 used splits in
   // shared memory (blocks of 1-4 heads; n_split a multiple of 8): splits the
   // context does not need cost an exit each.
