@@ -55,11 +55,16 @@ inline uint64_t q8_0_split_scale_offset(uint64_t rows, uint64_t k) { return rows
 inline uint64_t q8_0_split_bytes(uint64_t rows, uint64_t k) { return rows * k + rows * (k / kQ8Block) * 2; }
 
 // Int8 activation layout (Q8_1-style, split into planes): a vector of n f32
-// values becomes qs[n] int8 and d[n/32] f32 with d[b] = max|x in block b|/127
-// and qs[i] = round(x[i] / d[b]) (0 when d is 0). No block sum is stored: the
-// only int8 GEMV weight format (Q8_0) has no offset term that would need it.
-// The two-word form (activations: two-pass-int8) adds a plane lo[n] between
-// qs and d: lo[i] = round((x[i] - qs[i] d[b]) / (d[b]/254)), clamped to
-// +-127, so x[i] ~ d[b] (qs[i] + lo[i]/254).
+// values becomes qs[n] int8 and d[n/32] f32 with d[b] = m/127 for the
+// block's m = max|x| and qs[i] = round(x[i] r) with r = 127/m formed beside
+// d (multiplies, so no divide waits on another in the launches that
+// quantize). No block sum is stored: the only int8 GEMV weight format
+// (Q8_0) has no offset term that would need it. The two-word form
+// (activations: two-pass-int8) adds a plane lo[n] between qs and d:
+// lo[i] = round((x[i] - qs[i] d[b]) (254 r)), clamped to +-127, so
+// x[i] ~ d[b] (qs[i] + lo[i]/254). A block whose m is below kQ8MinMax or
+// infinite has r = 0, so its words are 0; its d is 0 when m is that small
+// and infinite for an infinite m, so the GEMV's sums show it.
+constexpr float kQ8MinMax = 0x1p-96f;  // 127/m stays finite far above this
 
 }  // namespace lanec::kernels

@@ -43,6 +43,12 @@ constexpr int kGemvMaxParts = 4;  // (kGemvMaxWarps, the most split warps: limit
 #define LANEC_GEMV_PRELOAD 1
 #endif
 
+// 1: the two-word dot's old form, float sums and a divide by 254 a chunk
+// (kept to time against the exact integer combination).
+#ifndef LANEC_GEMV_LO_DIV
+#define LANEC_GEMV_LO_DIV 0
+#endif
+
 // How weight chunks load (common.cuh StreamKind): not through L1 by default,
 // which keeps L1 for the activation chunks every row reuses (+0.8 to 1.1 %
 // on the three Qwen3 shapes, docs/performance.md).
@@ -183,7 +189,15 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
     return d * x.d * static_cast<float>(dp4a16(raw, x.q));
   } else {  // q8_0_split x two-word int8 activations: high and low words, exact sums
     const float d = f16_bits_to_f32(w.scale);
+#if LANEC_GEMV_LO_DIV
     return d * x.d * (static_cast<float>(dp4a16(raw, x.q)) + static_cast<float>(dp4a16(raw, x.lo)) / 254.0f);
+#else
+    // 254 s_hi + s_lo is the chunk's exact sum in units of d_x/254 (|.| < 2^26):
+    // one conversion and no division in the loop (an IEEE divide by 254 was
+    // on every trip's critical path).
+    const int s = 254 * dp4a16(raw, x.q) + dp4a16(raw, x.lo);
+    return d * (x.d * (1.0f / 254.0f)) * static_cast<float>(s);
+#endif
   }
 }
 

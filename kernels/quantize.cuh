@@ -1,5 +1,5 @@
 // Int8 activation quantization (the layout in blocks.h): for each block of 32
-// f32 values d = max|x|/127 and qs = round(x/d), and for the two-word form
+// f32 values d = max|x|/127 and qs = round(x 127/max|x|), and for the two-word form
 // (activations: two-pass-int8) a low word per value. Used standalone for the
 // FFN-down GEMV's input (the SwiGLU output; with a SwiGLU input the launch
 // forms x = silu(gate) * up itself) and fused into rms_norm and attention, in
@@ -10,12 +10,31 @@
 
 namespace lanec::kernels {
 
+// 1: the old arithmetic, q = round(v / d) and the low word's remainder
+// divided by d/254: three divides one after another on the launch's chain
+// (kept to time against the reciprocal; its words differ from the reference's
+// in rare roundings).
+#ifndef LANEC_QUANT_DIV
+#define LANEC_QUANT_DIV 0
+#endif
+
+// A block's scale d = m/127 and reciprocal r = 127/m from its max m
+// (blocks.h), formed side by side: the words then need multiplies only.
+__device__ __forceinline__ void q8_scales(float amax, float& d, float& r) {
+  d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
+  r = amax >= kQ8MinMax ? 127.0f / amax : 0.0f;  // 127/inf is 0
+}
+
 // The low word of a two-word int8 activation (activations: two-pass-int8):
 // the remainder x - q d in units of d/254, rounded and clamped to +-127, so
 // x ~ d (q + lo/254) to about 1/(2*127*254) of the block's largest value.
-__device__ __forceinline__ int8_t quantize_low_word(float v, float q, float scale) {
-  if (!(scale > 0.0f)) return 0;
-  const float lo = roundf(fmaf(-q, scale, v) / (scale / 254.0f));
+__device__ __forceinline__ int8_t quantize_low_word(float v, float q, float d, float r) {
+  if (!(r > 0.0f)) return 0;
+#if LANEC_QUANT_DIV
+  const float lo = roundf(fmaf(-q, d, v) / (d / 254.0f));
+#else
+  const float lo = roundf(fmaf(-q, d, v) * (254.0f * r));
+#endif
   return static_cast<int8_t>(fminf(127.0f, fmaxf(-127.0f, lo)));
 }
 
@@ -25,12 +44,17 @@ __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float scal
 // value's words.
 __device__ __forceinline__ void quantize_block_with_max(float v, float amax, int8_t* qs, float* d, int8_t* lo,
                                                         int block, int lane) {
-  const float scale = amax / 127.0f;
-  const float q = scale > 0.0f ? roundf(v / scale) : 0.0f;
+  float scale, r;
+  q8_scales(amax, scale, r);
+#if LANEC_QUANT_DIV
+  const float q = r > 0.0f ? roundf(v / scale) : 0.0f;
+#else
+  const float q = r > 0.0f ? roundf(v * r) : 0.0f;
+#endif
   const int i = block * kQ8Block + lane;
   qs[i] = static_cast<int8_t>(q);
   if (lane == 0) d[block] = scale;
-  if (lo != nullptr) lo[i] = quantize_low_word(v, q, scale);
+  if (lo != nullptr) lo[i] = quantize_low_word(v, q, scale, r);
 }
 
 // The same with the max reduced here: all 32 lanes must call it.

@@ -134,29 +134,45 @@ inline void dequant_q6_k_row(const uint8_t* row, int n, float* out) {
   }
 }
 
+// A block's scale d and reciprocal r from its max |x| (blocks.h), as the
+// kernel forms them (quantize.cuh q8_scales).
+inline void q8_scales(float amax, float& d, float& r) {
+  d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
+  r = amax >= kQ8MinMax ? 127.0f / amax : 0.0f;  // 127/inf is 0
+}
+
+// The block max of block b of x.
+inline float q8_block_max(const float* x, int b) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQ8Block; ++j) amax = std::fmax(amax, std::fabs(x[b * kQ8Block + j]));
+  return amax;
+}
+
 // Int8 activation quantization (blocks.h layout), the same arithmetic as the kernel.
 inline void quantize_q8(const float* x, int n, int8_t* qs, float* d) {
   for (int b = 0; b < n / kQ8Block; ++b) {
-    float amax = 0.0f;
-    for (int j = 0; j < kQ8Block; ++j) amax = std::fmax(amax, std::fabs(x[b * 32 + j]));
-    const float scale = amax / 127.0f;
-    d[b] = scale;
+    float r = 0.0f;
+    q8_scales(q8_block_max(x, b), d[b], r);
     for (int j = 0; j < kQ8Block; ++j)
-      qs[b * 32 + j] = static_cast<int8_t>(scale > 0.0f ? std::round(x[b * 32 + j] / scale) : 0.0f);
+      qs[b * kQ8Block + j] = static_cast<int8_t>(r > 0.0f ? std::round(x[b * kQ8Block + j] * r) : 0.0f);
   }
 }
 
 // The low words of the two-word form (quantize.cuh quantize_low_word) for
-// the high words and scales quantize_q8 gave.
+// the high words and scales quantize_q8 gave (r formed again from the block).
 inline void quantize_q8_low(const float* x, int n, const int8_t* qs, const float* d, int8_t* lo) {
-  for (int i = 0; i < n; ++i) {
-    const float scale = d[i / kQ8Block];
-    if (!(scale > 0.0f)) {
-      lo[i] = 0;
-      continue;
+  for (int b = 0; b < n / kQ8Block; ++b) {
+    float d_again = 0.0f, r = 0.0f;
+    q8_scales(q8_block_max(x, b), d_again, r);
+    for (int j = 0; j < kQ8Block; ++j) {
+      const int i = b * kQ8Block + j;
+      if (!(r > 0.0f)) {
+        lo[i] = 0;
+        continue;
+      }
+      const float l = std::round(std::fma(-static_cast<float>(qs[i]), d[b], x[i]) * (254.0f * r));
+      lo[i] = static_cast<int8_t>(std::fmin(127.0f, std::fmax(-127.0f, l)));
     }
-    const float l = std::round(std::fma(-static_cast<float>(qs[i]), scale, x[i]) / (scale / 254.0f));
-    lo[i] = static_cast<int8_t>(std::fmin(127.0f, std::fmax(-127.0f, l)));
   }
 }
 

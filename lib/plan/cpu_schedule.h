@@ -80,10 +80,11 @@ class CpuScheduleExecutor {
   std::string logits_, next_token_, token_, pos_;
 };
 
-// Quantizes x (n a multiple of 32) as the kernels do: d = max|x|/127 per
-// block, q = round(x/d) (half away from zero), 0 for an all-zero block.
-// With `lo`, also the low words of the two-word form (activations:
-// two-pass-int8): round((x - q d) / (d/254)) clamped to +-127. The math is
+// Quantizes x (n a multiple of 32) as the kernels do: d = m/127 per block
+// of max m = max|x|, q = round(x r) with r = 127/m (half away from zero), 0
+// for a block whose m is 0 or below blocks.h's kQ8MinMax. With `lo`, also
+// the low words of the two-word form (activations: two-pass-int8):
+// round((x - q d) 254 r) clamped to +-127. The math is
 // the kernel library's own plain C++ reference (kernels/reference/numeric.h).
 void quantize_q8_blocks(const float* x, int64_t n, int8_t* qs, float* d, int8_t* lo = nullptr);
 

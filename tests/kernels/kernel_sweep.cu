@@ -318,7 +318,8 @@ Int8Words reference_words(const std::vector<float>& x) {
 }
 
 // A launch's words and scales against `want`, exactly: the same IEEE
-// division, fused multiply-add and rounding on both sides.
+// divisions (d and its reciprocal), products, fused multiply-add and
+// rounding on both sides.
 void check_words(const std::string& tag, const Int8Words& want, const DeviceBuffer<int8_t>& qs,
                  const DeviceBuffer<int8_t>& lo, const DeviceBuffer<float>& d) {
   check(tag + " d", d.download(), want.d, 0.0, 0.0);
@@ -465,6 +466,23 @@ void sweep_rms_norm() {
     QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n, d_lo.get(), nullptr, nullptr};
     expect_ok("quantize", launch_quantize_q8(p, nullptr));
     check_words(fmt("quantize_q8 n=%d", n), reference_words(x), d_qs, d_lo, d_d);
+  }
+  {
+    // Blocks at the reciprocal's edges (blocks.h kQ8MinMax): all zero, a max
+    // below the bound (zero words, d 0), just above it, and near the f32 range.
+    const float block_scale[] = {0.0f, 1e-30f, 2e-29f, 1e-20f, 1.0f, 1e37f};
+    std::vector<float> x;
+    for (float s : block_scale) {
+      const auto r = random_floats(kQ8Block, -1.0f, 1.0f);
+      for (float v : r) x.push_back(v * s);
+    }
+    const int n = static_cast<int>(x.size());
+    DeviceBuffer<float> d_x(x), d_d(static_cast<size_t>(n / kQ8Block));
+    DeviceBuffer<int8_t> d_qs(static_cast<size_t>(n));
+    DeviceBuffer<int8_t> d_lo(static_cast<size_t>(n));
+    QuantizeParams p{d_x.get(), d_qs.get(), d_d.get(), n, d_lo.get(), nullptr, nullptr};
+    expect_ok("quantize edge blocks", launch_quantize_q8(p, nullptr));
+    check_words("quantize_q8 edge blocks (0, 1e-30 .. 1e37)", reference_words(x), d_qs, d_lo, d_d);
   }
   sweep_swiglu_quantize();
 }
@@ -1220,7 +1238,7 @@ void sweep_attention_case(int n_head, int n_kv_head, int len, int len2, int n_sp
       std::vector<float> d_ref(out_n / kQ8Block);
       ref::quantize_q8(got.data(), static_cast<int>(out_n), qs_ref.data(), d_ref.data());
       ref::quantize_q8_low(got.data(), static_cast<int>(out_n), qs_ref.data(), d_ref.data(), lo_ref.data());
-      // Same arithmetic as the reference quantization (IEEE division): exact.
+      // Same arithmetic as the reference quantization (blocks.h): exact.
       check(tag + " d", out_d.download(), d_ref, 0.0, 0.0);
       check(tag + " qs", to_float(out_qs.download()), to_float(qs_ref), 0.0, 0.0);
       check(tag + " low words", to_float(out_lo.download()), to_float(lo_ref), 0.0, 0.0);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -99,9 +100,32 @@ TEST_CASE("int8 activation quantization scales each block by max|x|/127", "[kern
   CHECK(d[0] == 8.0f / 127.0f);
   CHECK(qs[0] == -127);
   CHECK(qs[16] == 0);
-  CHECK(qs[31] == static_cast<int8_t>(std::round(7.5f / (8.0f / 127.0f))));
+  CHECK(qs[31] == static_cast<int8_t>(std::round(7.5f * (127.0f / 8.0f))));  // 119
   CHECK(d[1] == 0.0f);  // an all-zero block has scale 0 and zero values
   CHECK(qs[40] == 0);
+}
+
+TEST_CASE("int8 activation blocks with a tiny or infinite max get zero words", "[kernels]") {
+  std::vector<float> x(96, 0.0f);
+  x[0] = 1e-30f;  // max below kQ8MinMax: a zero block
+  x[1] = -5e-31f;
+  x[32] = 2e-29f;  // just above: quantized as usual
+  x[33] = -5e-30f;  // a quarter of the max, exactly
+  x[64] = std::numeric_limits<float>::infinity();
+  x[65] = 1.0f;
+  std::vector<int8_t> qs(96), lo(96);
+  std::vector<float> d(3);
+  ref::quantize_q8(x.data(), 96, qs.data(), d.data());
+  ref::quantize_q8_low(x.data(), 96, qs.data(), d.data(), lo.data());
+  CHECK(d[0] == 0.0f);
+  CHECK(qs[0] == 0);
+  CHECK(lo[0] == 0);
+  CHECK(d[1] == 2e-29f / 127.0f);
+  CHECK(qs[32] == 127);
+  CHECK(qs[33] == -32);  // round(-31.75)
+  CHECK(std::isinf(d[2]));  // the GEMV's sums carry the infinity
+  CHECK(qs[65] == 0);
+  CHECK(lo[65] == 0);
 }
 
 TEST_CASE("the two-word form's low word is the remainder in 1/254 steps, as the schedule executor has it",
