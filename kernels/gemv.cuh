@@ -8,7 +8,7 @@
 //         exact int32 sum, scaled by d_w * d_x and accumulated in f32.
 //   int8x2: two-word int8 activations (activations: two-pass-int8), x ~
 //         d_x (qs + lo/254): a second dp4a pass over the low words, the two
-//         exact sums combined as s_hi + s_lo/254 before the scales.
+//         exact sums combined in int32 as 254 s_hi + s_lo before the scales.
 //
 // Fused forms (one launch):
 //   parts:   up to 4 weight matrices with the same k and input (e.g. Q, K, V),
@@ -41,12 +41,6 @@ constexpr int kGemvMaxParts = 4;  // (kGemvMaxWarps, the most split warps: limit
 // Whether the first weight chunk of each row is loaded before pdl_wait().
 #ifndef LANEC_GEMV_PRELOAD
 #define LANEC_GEMV_PRELOAD 1
-#endif
-
-// 1: the two-word dot's old form, float sums and a divide by 254 a chunk
-// (kept to time against the exact integer combination).
-#ifndef LANEC_GEMV_LO_DIV
-#define LANEC_GEMV_LO_DIV 0
 #endif
 
 // How weight chunks load (common.cuh StreamKind): not through L1 by default,
@@ -189,15 +183,11 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
     return d * x.d * static_cast<float>(dp4a16(raw, x.q));
   } else {  // q8_0_split x two-word int8 activations: high and low words, exact sums
     const float d = f16_bits_to_f32(w.scale);
-#if LANEC_GEMV_LO_DIV
-    return d * x.d * (static_cast<float>(dp4a16(raw, x.q)) + static_cast<float>(dp4a16(raw, x.lo)) / 254.0f);
-#else
     // 254 s_hi + s_lo is the chunk's exact sum in units of d_x/254 (|.| < 2^26):
-    // one conversion and no division in the loop (an IEEE divide by 254 was
-    // on every trip's critical path).
+    // one conversion and no divide in the loop (an IEEE divide by 254 there
+    // cost 8B 1 % a token, docs/performance.md).
     const int s = 254 * dp4a16(raw, x.q) + dp4a16(raw, x.lo);
     return d * (x.d * (1.0f / 254.0f)) * static_cast<float>(s);
-#endif
   }
 }
 

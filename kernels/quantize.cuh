@@ -10,16 +10,11 @@
 
 namespace lanec::kernels {
 
-// 1: the old arithmetic, q = round(v / d) and the low word's remainder
-// divided by d/254: three divides one after another on the launch's chain
-// (kept to time against the reciprocal; its words differ from the reference's
-// in rare roundings).
-#ifndef LANEC_QUANT_DIV
-#define LANEC_QUANT_DIV 0
-#endif
-
 // A block's scale d = m/127 and reciprocal r = 127/m from its max m
 // (blocks.h), formed side by side: the words then need multiplies only.
+// (q = round(v/d) and the remainder over d/254 put three divides one after
+// another on each quantizing launch's chain: 2.7 % a token on Qwen3-0.6B,
+// docs/performance.md.)
 __device__ __forceinline__ void q8_scales(float amax, float& d, float& r) {
   d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
   r = amax >= kQ8MinMax ? 127.0f / amax : 0.0f;  // 127/inf is 0
@@ -30,11 +25,7 @@ __device__ __forceinline__ void q8_scales(float amax, float& d, float& r) {
 // x ~ d (q + lo/254) to about 1/(2*127*254) of the block's largest value.
 __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float d, float r) {
   if (!(r > 0.0f)) return 0;
-#if LANEC_QUANT_DIV
-  const float lo = roundf(fmaf(-q, d, v) / (d / 254.0f));
-#else
   const float lo = roundf(fmaf(-q, d, v) * (254.0f * r));
-#endif
   return static_cast<int8_t>(fminf(127.0f, fmaxf(-127.0f, lo)));
 }
 
@@ -46,11 +37,7 @@ __device__ __forceinline__ void quantize_block_with_max(float v, float amax, int
                                                         int block, int lane) {
   float scale, r;
   q8_scales(amax, scale, r);
-#if LANEC_QUANT_DIV
-  const float q = r > 0.0f ? roundf(v / scale) : 0.0f;
-#else
   const float q = r > 0.0f ? roundf(v * r) : 0.0f;
-#endif
   const int i = block * kQ8Block + lane;
   qs[i] = static_cast<int8_t>(q);
   if (lane == 0) d[block] = scale;
