@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -151,4 +152,63 @@ TEST_CASE("the device benchmarks compile with nvcc for sm_90, warning-free", "[.
     CHECK(r.status == 0);
     CHECK(r.output.empty());
   }
+}
+
+namespace {
+
+// The PTX of the entry whose mangled name contains every one of `parts`.
+std::string ptx_entry(const std::string& ptx, std::initializer_list<const char*> parts) {
+  size_t at = 0;
+  while ((at = ptx.find(".entry ", at)) != std::string::npos) {
+    const size_t line_end = ptx.find('\n', at);
+    const std::string name = ptx.substr(at, line_end - at);
+    const size_t next = ptx.find(".entry ", line_end);
+    bool all = true;
+    for (const char* p : parts) all = all && name.find(p) != std::string::npos;
+    if (all) return ptx.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    at = line_end;
+  }
+  return "";
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the int8 activations' GEMV loop and quantizer have no IEEE divide on their chain", "[.][emit-nvcc]") {
+  // An f32 divide is a reciprocal, refinements and a slow-path check: on a
+  // GEMV trip or after a quantizer's block max it cost 1.6-2.8 % a token
+  // (docs/performance.md, h200-2026-12-06). The two-word dot sums in int32;
+  // a quantizer divides twice per block, for d and its reciprocal, side by side.
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string cu = dir + "/chain.cu";
+  std::ofstream(cu) << "#include \"kernels/lanec_kernels.cuh\"\n"
+                       "using namespace lanec::kernels;\n"
+                       "void* chain_kernels[] = {\n"
+                       "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
+                       "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8, 1, false>,\n"
+                       "  (void*)quantize_q8_kernel<false>,\n"
+                       "};\n";
+  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + cu +
+                        " -o " + dir + "/chain.ptx",
+                    dir + "/log.txt");
+  INFO(r.output.substr(0, 4000));
+  REQUIRE(r.status == 0);
+  const std::string ptx = lanec::test::read_text(dir + "/chain.ptx");
+  const std::string two_words = ptx_entry(ptx, {"11gemv_kernel", "ActivationE2"});
+  const std::string one_word = ptx_entry(ptx, {"11gemv_kernel", "ActivationE1"});
+  const std::string quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb0E"});
+  REQUIRE_FALSE(two_words.empty());
+  REQUIRE_FALSE(one_word.empty());
+  REQUIRE_FALSE(quantize.empty());
+  CHECK(count_of(two_words, "dp4a") >= 8);  // the entries are the kernels meant
+  CHECK(count_of(two_words, "div.rn.f32") == 0);
+  CHECK(count_of(one_word, "div.rn.f32") == 0);
+  CHECK(count_of(quantize, "div.rn.f32") == 2);
 }
