@@ -185,7 +185,7 @@ __device__ __forceinline__ float dot_chunk(const WChunk& w, const XChunk<F, A>& 
     const float d = f16_bits_to_f32(w.scale);
     // 254 s_hi + s_lo is the chunk's exact sum in units of d_x/254 (|.| < 2^26):
     // one conversion and no divide in the loop (an IEEE divide by 254 there
-    // cost 8B 1 % a token, docs/performance.md).
+    // cost 1.7B and 8B 0.5 % a token, docs/performance.md).
     const int s = 254 * dp4a16(raw, x.q) + dp4a16(raw, x.lo);
     return d * (x.d * (1.0f / 254.0f)) * static_cast<float>(s);
   }

@@ -13,7 +13,7 @@ namespace lanec::kernels {
 // A block's scale d = m/127 and reciprocal r = 127/m from its max m
 // (blocks.h), formed side by side: the words then need multiplies only.
 // (q = round(v/d) and the remainder over d/254 put three divides one after
-// another on each quantizing launch's chain: 2.7 % a token on Qwen3-0.6B,
+// another on each quantizing launch's chain: 2.4-2.7 % a token on Qwen3-0.6B,
 // docs/performance.md.)
 __device__ __forceinline__ void q8_scales(float amax, float& d, float& r) {
   d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
