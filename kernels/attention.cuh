@@ -116,7 +116,7 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 // attention writes neither the position nor any cache row but row *pos.
 // In the SASS of the CUDA-core key loop (the short-context kernels) ptxas
 // puts the rows' loads after the wait all the same; what stays before it is
-// the position and the split's bounds (bench/wait_sass.sh). The tensor-core
+// the position and the split's bounds (cuobjdump -sass). The tensor-core
 // loop keeps its rows before the wait. A patch that pins them is in
 // bench/results/h200-2026-12-06/ (docs/performance.md), not yet timed.
 #ifndef LANEC_ATTN_EARLY
