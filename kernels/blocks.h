@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "limits.h"  // LANEC_HOST_DEVICE
+
 namespace lanec::kernels {
 
 constexpr int kQ8Block = 32;     // elements of a Q8_0 / Q4_0 / int8-activation block
@@ -66,5 +68,13 @@ inline uint64_t q8_0_split_bytes(uint64_t rows, uint64_t k) { return rows * k + 
 // infinite has r = 0, so its words are 0; its d is 0 when m is that small
 // and infinite for an infinite m, so the GEMV's sums show it.
 constexpr float kQ8MinMax = 0x1p-96f;  // 127/m stays finite far above this
+
+// A block's scale d = m/127 and reciprocal r = 127/m from its max m, formed
+// side by side, as above; the kernels and the reference share this one
+// definition, so their words match bit for bit.
+LANEC_HOST_DEVICE inline void q8_scales(float amax, float& d, float& r) {
+  d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
+  r = amax >= kQ8MinMax ? 127.0f / amax : 0.0f;  // 127/inf is 0
+}
 
 }  // namespace lanec::kernels

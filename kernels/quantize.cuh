@@ -10,16 +10,6 @@
 
 namespace lanec::kernels {
 
-// A block's scale d = m/127 and reciprocal r = 127/m from its max m
-// (blocks.h), formed side by side: the words then need multiplies only.
-// (q = round(v/d) and the remainder over d/254 put three divides one after
-// another on each quantizing launch's chain: 2.4-2.7 % a token on Qwen3-0.6B,
-// docs/performance.md.)
-__device__ __forceinline__ void q8_scales(float amax, float& d, float& r) {
-  d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
-  r = amax >= kQ8MinMax ? 127.0f / amax : 0.0f;  // 127/inf is 0
-}
-
 // The low word of a two-word int8 activation (activations: two-pass-int8):
 // the remainder x - q d in units of d/254, rounded and clamped to +-127, so
 // x ~ d (q + lo/254) to about 1/(2*127*254) of the block's largest value.
@@ -35,6 +25,9 @@ __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float d, f
 // value's words.
 __device__ __forceinline__ void quantize_block_with_max(float v, float amax, int8_t* qs, float* d, int8_t* lo,
                                                         int block, int lane) {
+  // d and its reciprocal (blocks.h q8_scales), then multiplies only: q = round(v/d)
+  // and the remainder over d/254 put three divides one after another on each
+  // quantizing launch's chain (2.4-2.7 % a token on Qwen3-0.6B, docs/performance.md).
   float scale, r;
   q8_scales(amax, scale, r);
   const float q = r > 0.0f ? roundf(v * r) : 0.0f;

@@ -134,13 +134,6 @@ inline void dequant_q6_k_row(const uint8_t* row, int n, float* out) {
   }
 }
 
-// A block's scale d and reciprocal r from its max |x| (blocks.h), as the
-// kernel forms them (quantize.cuh q8_scales).
-inline void q8_scales(float amax, float& d, float& r) {
-  d = amax < kQ8MinMax ? 0.0f : amax / 127.0f;
-  r = amax >= kQ8MinMax ? 127.0f / amax : 0.0f;  // 127/inf is 0
-}
-
 // The block max of block b of x.
 inline float q8_block_max(const float* x, int b) {
   float amax = 0.0f;
