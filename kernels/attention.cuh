@@ -293,6 +293,32 @@ __device__ __forceinline__ void cache_run_values(const CacheRun<T, N>& r, float 
   }
 }
 
+// ptxas may schedule a load after griddepcontrol.wait (a later load is
+// always a legal one), and in the CUDA-core key loop it put the early rows'
+// loads behind the wait, which undid LANEC_ATTN_EARLY (bench/wait_sass.sh
+// shows where each kernel's loads sit). A shared-memory store of their bits
+// under a condition that never holds (`never`: a negative position) has to
+// stay before the wait, and so do the loads it reads; the branch around it
+// leaves the warp free to reach the wait with the loads in flight.
+template <typename Run, int Keys>
+__device__ __forceinline__ void pin_before_wait(const Run (&k)[Keys], const Run (&v)[Keys], bool never) {
+  if constexpr (Run::kVec != 0) {
+    constexpr int kInts = static_cast<int>(sizeof(typename Run::Word) / sizeof(int));
+    __shared__ volatile int sm_pin;  // volatile: never read, yet not a dead store
+    if (never) {
+      int bits = 0;
+#pragma unroll
+      for (int i = 0; i < Keys; ++i)
+#pragma unroll
+        for (int c = 0; c < Run::kWords; ++c)
+#pragma unroll
+          for (int j = 0; j < kInts; ++j)
+            bits ^= reinterpret_cast<const int*>(&k[i].words[c])[j] ^ reinterpret_cast<const int*>(&v[i].words[c])[j];
+      sm_pin = bits;
+    }
+  }
+}
+
 // The K and V runs of keys [t, t + Keys) below t1 (rows of HeadDim
 // elements) that this lane holds.
 template <typename T, int HeadDim, int Keys>
@@ -607,6 +633,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
       load_key_rows<T, HeadDim, kKeys>(k_head, v_head, t0 + warp * kKeys, kAttnEarly ? min(t1, pos) : t1, lane,
                                        k_next, v_next);
     if constexpr (kAttnEarly) {
+      pin_before_wait(k_next, v_next, pos < 0);
       pdl_wait();
       const int first = t0 + warp * kKeys;
 #pragma unroll

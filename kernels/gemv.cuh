@@ -308,7 +308,9 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
-  const int slice = ty % p.split_k;
+  // Every plan's split is a power of two: a mask then, where the division
+  // by a runtime split sat between the wait and the first activation load.
+  const int slice = (p.split_k & (p.split_k - 1)) == 0 ? ty & (p.split_k - 1) : ty % p.split_k;
   const int* part_of = w.part_of;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;

@@ -24,6 +24,7 @@ struct RmsNormParams {
   float eps;
   int n;                  // at most kRmsNormMaxLength; a multiple of 32 when Quantize
   int8_t* out_lo;         // [n] low words of the two-word form, or nullptr (one word); Quantize only
+  float inv_n;            // 1/n: set by launch_rms_norm (callers leave it)
 };
 
 // Thread mapping: blocks of T threads, T = n/2 rounded up to whole warps and
@@ -84,7 +85,8 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
     }
     sumsq += h[j] * h[j];
   }
-  const float inv = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(p.n) + p.eps);
+  // The mean by the launcher's 1/n: a divide here waited on the sum.
+  const float inv = rsqrtf(block_sum(sumsq, scratch) * p.inv_n + p.eps);
   const int lane = threadIdx.x % kWarpSize;
   float y[PerThread], amax[PerThread];
 #pragma unroll
@@ -130,7 +132,9 @@ cudaError_t launch_rms_norm(const RmsNormParams& p, cudaStream_t stream) {
     return invalid_launch();
   if (AddResidual && (p.residual == nullptr || p.h_out == nullptr)) return invalid_launch();
   if (Quantize ? (p.out_qs == nullptr || p.out_d == nullptr) : p.out == nullptr) return invalid_launch();
-  return rms_norm_detail::launch<AddResidual, Quantize, 1>(p, stream);
+  RmsNormParams q = p;
+  q.inv_n = 1.0f / static_cast<float>(p.n);
+  return rms_norm_detail::launch<AddResidual, Quantize, 1>(q, stream);
 }
 
 }  // namespace lanec::kernels

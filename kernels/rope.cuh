@@ -49,6 +49,7 @@ struct RopeParams {
   int rope_dims;         // even, <= head_dim; 0 = no rotation (norm only)
   float theta_base;      // e.g. 10000 or 1000000
   double freq_ratio;     // theta_base^(-2/rope_dims): set by launch_rope (callers leave it)
+  float inv_head_dim;    // 1/head_dim: set by launch_rope (callers leave it)
   float eps;             // per-head norm epsilon
   const float* v;        // [n_v_head, head_dim] rows stored unrotated into v_cache; nullptr = none
   void* v_cache;         // [n_v_head, n_ctx, head_dim]
@@ -208,7 +209,7 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     for (int k = 0; k < kRopeMaxPairIters; ++k) sumsq += xa[k] * xa[k] + xb[k] * xb[k];
 #pragma unroll
     for (int t = 0; t < kRopeMaxTailIters; ++t) sumsq += xt[t] * xt[t];
-    inv = rsqrtf(warp_sum(sumsq) / static_cast<float>(p.head_dim) + p.eps);
+    inv = rsqrtf(warp_sum(sumsq) * p.inv_head_dim + p.eps);  // the launcher's 1/head_dim: no divide here
   }
   // x * inv * w as the reference forms it (inv is 1 and w 1 without the norm).
   auto scaled = [&](float v, float w) { return pt.norm_w != nullptr ? v * inv * w : v; };
@@ -255,6 +256,7 @@ cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
   if (any_cache && p.n_ctx <= 0) return invalid_launch();
   RopeParams q = p;
   q.freq_ratio = rope_freq_ratio(p.theta_base, p.rope_dims);
+  q.inv_head_dim = 1.0f / static_cast<float>(p.head_dim);
   return launch_kernel(rope_kernel<Mode, C>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize,
                        0, stream, q);
 }

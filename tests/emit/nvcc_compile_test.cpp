@@ -179,11 +179,13 @@ int count_of(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("the int8 activations' GEMV loop and quantizer have no IEEE divide on their chain", "[.][emit-nvcc]") {
+TEST_CASE("the chain's kernels have no IEEE divide but the quantizers' pair", "[.][emit-nvcc]") {
   // An f32 divide is a reciprocal, refinements and a slow-path check: on a
-  // GEMV trip or after a quantizer's block max it cost 1.6-2.8 % a token
-  // (docs/performance.md, h200-2026-12-06). The two-word dot sums in int32;
-  // a quantizer divides twice per block, for d and its reciprocal, side by side.
+  // GEMV trip or after a quantizer's block max it cost 1.6-2.8 % a token,
+  // in the norms' mean and silu 0.8-2.3 % (docs/performance.md,
+  // h200-2026-12-06 and h100-2026-12-06). The two-word dot sums in int32;
+  // a quantizer divides twice per block, for d and its reciprocal, side by
+  // side; the norms multiply by the launcher's 1/n; silu's divide is fast.
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
@@ -194,6 +196,9 @@ TEST_CASE("the int8 activations' GEMV loop and quantizer have no IEEE divide on 
                        "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
                        "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8, 1, false>,\n"
                        "  (void*)quantize_q8_kernel<false>,\n"
+                       "  (void*)quantize_q8_kernel<true>,\n"
+                       "  (void*)rms_norm_kernel<true, true, 1>,\n"
+                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16>,\n"
                        "};\n";
   const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + cu +
                         " -o " + dir + "/chain.ptx",
@@ -204,11 +209,17 @@ TEST_CASE("the int8 activations' GEMV loop and quantizer have no IEEE divide on 
   const std::string two_words = ptx_entry(ptx, {"11gemv_kernel", "ActivationE2"});
   const std::string one_word = ptx_entry(ptx, {"11gemv_kernel", "ActivationE1"});
   const std::string quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb0E"});
-  REQUIRE_FALSE(two_words.empty());
-  REQUIRE_FALSE(one_word.empty());
-  REQUIRE_FALSE(quantize.empty());
+  const std::string swiglu_quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb1E"});
+  const std::string add_norm = ptx_entry(ptx, {"15rms_norm_kernelILb1ELb1ELi1E"});
+  const std::string rope = ptx_entry(ptx, {"11rope_kernel"});
+  for (const std::string* entry : {&two_words, &one_word, &quantize, &swiglu_quantize, &add_norm, &rope})
+    REQUIRE_FALSE(entry->empty());
   CHECK(count_of(two_words, "dp4a") >= 8);  // the entries are the kernels meant
   CHECK(count_of(two_words, "div.rn.f32") == 0);
   CHECK(count_of(one_word, "div.rn.f32") == 0);
   CHECK(count_of(quantize, "div.rn.f32") == 2);
+  CHECK(count_of(swiglu_quantize, "div.rn.f32") == 2);
+  CHECK(count_of(add_norm, "div.rn.f32") == 2);  // its quantizer's pair, not the mean
+  CHECK(count_of(rope, "rsqrt") >= 1);           // the entry with the head norm
+  CHECK(count_of(rope, "div.rn.f32") == 0);
 }
