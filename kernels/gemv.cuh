@@ -232,6 +232,13 @@ struct WarpRows {
   int part_of[kRows];
   int local_row[kRows];
   WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
+  // The loop's bounds, from parameters and thread indices only: formed here,
+  // where they already address the first chunks, they are not formed again
+  // after the wait (a parameter read may not cross it).
+  int slice;     // this warp's slice of its row group (warp % split)
+  int c0;        // this lane's first chunk
+  int n_chunks;  // chunks a row
+  int split;     // warps a row group
 };
 
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
@@ -241,7 +248,12 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
   const int groups = blockDim.y / p.split_k;
   const int first_row = (static_cast<int>(blockIdx.x) * groups + threadIdx.y / p.split_k) * RowsPerWarp;
   const int c0 = slice * kWarpSize + threadIdx.x;
-  const bool has_first = c0 < p.k / gemv_chunk_elems<F>();
+  const int n_chunks = p.k / gemv_chunk_elems<F>();
+  const bool has_first = c0 < n_chunks;
+  w.slice = slice;
+  w.c0 = c0;
+  w.n_chunks = n_chunks;
+  w.split = p.split_k;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     int part = -1, local = 0;
@@ -308,15 +320,11 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
-  // Every plan's split is a power of two: a mask then, where the division
-  // by a runtime split sat between the wait and the first activation load.
-  const int slice = (p.split_k & (p.split_k - 1)) == 0 ? ty & (p.split_k - 1) : ty % p.split_k;
+  const int slice = w.slice, c0 = w.c0, n_chunks = w.n_chunks;
+  const int stride = kWarpSize * w.split;
   const int* part_of = w.part_of;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
-  const int n_chunks = p.k / gemv_chunk_elems<F>();
-  const int c0 = slice * kWarpSize + lane;
-  const int stride = kWarpSize * p.split_k;
   if (c0 < n_chunks) {
     const auto x = load_x<F, A>(p, c0);
 #pragma unroll
@@ -331,7 +339,7 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(load_w<F>(w.row_ptr[r], w.scale_ptr[r], c), x);
     }
   }
-  reduce_slices(acc, partial, ty, slice, lane, p.split_k);
+  reduce_slices(acc, partial, ty, slice, lane, w.split);
   return slice == 0 && lane == 0;
 }
 

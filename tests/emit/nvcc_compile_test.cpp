@@ -179,7 +179,7 @@ int count_of(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("the chain's kernels have no IEEE divide but the quantizers' pair", "[.][emit-nvcc]") {
+TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no integer division after the GEMV's wait", "[.][emit-nvcc]") {
   // An f32 divide is a reciprocal, refinements and a slow-path check: on a
   // GEMV trip or after a quantizer's block max it cost 1.6-2.8 % a token,
   // in the norms' mean and silu 0.8-2.3 % (docs/performance.md,
@@ -222,4 +222,16 @@ TEST_CASE("the chain's kernels have no IEEE divide but the quantizers' pair", "[
   CHECK(count_of(add_norm, "div.rn.f32") == 2);  // its quantizer's pair, not the mean
   CHECK(count_of(rope, "rsqrt") >= 1);           // the entry with the head norm
   CHECK(count_of(rope, "div.rn.f32") == 0);
+  // The GEMV forms its slice and bounds before the wait (WarpRows), where a
+  // parameter read may go; none is divided for again after it.
+  const auto integer_divisions = [](const std::string& ptx_text) {
+    return count_of(ptx_text, "rem.s32") + count_of(ptx_text, "rem.u32") + count_of(ptx_text, "div.s32") +
+           count_of(ptx_text, "div.u32");
+  };
+  for (const std::string* gemv : {&two_words, &one_word}) {
+    const size_t wait = gemv->find("griddepcontrol.wait");
+    REQUIRE(wait != std::string::npos);
+    CHECK(integer_divisions(gemv->substr(0, wait)) >= 1);  // the slice, before the wait
+    CHECK(integer_divisions(gemv->substr(wait)) == 0);
+  }
 }
