@@ -114,11 +114,10 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 // wait: +3.9 % on Qwen3-0.6B, +1.2 % on 8B, +1.9 % on 0.6B at 4k context
 // (docs/performance.md). The callers' contract: the launch just before
 // attention writes neither the position nor any cache row but row *pos.
-// In the SASS of the CUDA-core key loop (the short-context kernels) ptxas
-// puts the rows' loads after the wait all the same; what stays before it is
-// the position and the split's bounds (cuobjdump -sass). The tensor-core
-// loop keeps its rows before the wait. A patch that pins them is in
-// bench/results/h200-2026-12-06/ (docs/performance.md), not yet timed.
+// Left to itself, ptxas puts the CUDA-core key loop's row loads (the
+// short-context kernels) after the wait; pin_before_wait keeps them before
+// it (bench/wait_sass.sh shows it; +0.1-0.4 %, docs/performance.md). The
+// tensor-core loop keeps its rows before the wait unpinned.
 #ifndef LANEC_ATTN_EARLY
 #define LANEC_ATTN_EARLY 1
 #endif
