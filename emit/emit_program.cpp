@@ -575,8 +575,11 @@ class ProgramEmitter {
                   gemv_numerics_name(g.numerics) + ", " + std::to_string(g.row_loop_chunks) + argmax_arg + ">");
       return;
     }
+    // load_ahead: launch_gemv's last template argument, after Argmax's
+    // (verify_schedule refused the two together).
+    const std::string tail = g.load_ahead ? ", false, true" : argmax_arg;
     launch_call("launch_gemv<" + weight_format(g.format) + ", Activation::" + gemv_numerics_name(g.numerics) +
-                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + argmax_arg + ">");
+                ", " + std::to_string(g.rows_per_warp) + ", " + (g.swiglu ? "true" : "false") + tail + ">");
   }
 
   void emit(const Launch& l, const RopeLaunch& r) {

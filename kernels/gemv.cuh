@@ -313,7 +313,12 @@ __device__ __forceinline__ void reduce_slices(float (&acc)[Rows], float (*partia
 // sums end in acc of lane 0 of the group's slice 0, the threads for which it
 // returns true. All threads of the block call it (a barrier inside when
 // split_k > 1).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+// Ahead: the second trip's weights and activations load with the first
+// activation chunk, right after the wait, so a lane with two chunks (k
+// 1024 at split 1) makes one round trip after the wait, not an L2 trip and
+// then a DRAM trip. It costs registers (one more chunk of each in flight),
+// so it is a kernel of its own for launches whose grid still fits.
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Ahead = false>
 __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                          float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows],
                                          float (&acc)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
@@ -325,14 +330,36 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
   const int* part_of = w.part_of;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
-  if (c0 < n_chunks) {
+  int c = c0 + stride;
+  if constexpr (Ahead) {
+    if (c < n_chunks) {  // then c0 < n_chunks too
+      const auto x0 = load_x<F, A>(p, c0);
+      const auto x1 = load_x<F, A>(p, c);
+      WChunk w1[kRows];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        if (part_of[r] >= 0) w1[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
+      }
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x0) + dot_chunk<F, A>(w1[r], x1);
+      }
+      c += stride;
+    } else if (c0 < n_chunks) {
+      const auto x = load_x<F, A>(p, c0);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
+      }
+    }
+  } else if (c0 < n_chunks) {
     const auto x = load_x<F, A>(p, c0);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
-  for (int c = c0 + stride; c < n_chunks; c += stride) {
+  for (; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -346,14 +373,14 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
 // sum_rows and the epilogue. All threads of the block call it. Returns the
 // greedy key (argmax_key) of the rows this thread stored, 0 where it stored
 // none (and with Swiglu).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Ahead = false>
 __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
                                                           const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                                           float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   float acc[kRows];
   unsigned long long key = 0ull;
-  if (!sum_rows<F, A, RowsPerWarp, Swiglu>(p, w, partial, acc)) return key;
+  if (!sum_rows<F, A, RowsPerWarp, Swiglu, Ahead>(p, w, partial, acc)) return key;
   const int* part_of = w.part_of;
   const int* local_row = w.local_row;
 
@@ -401,10 +428,8 @@ __device__ __forceinline__ void fold_block_argmax(unsigned long long* best, unsi
   if (block_key > seen) atomicMax(best, block_key);
 }
 
-}  // namespace gemv_detail
-
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false>
-__global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax, bool Ahead>
+__device__ __forceinline__ void gemv_body(const GemvParams& p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
                 "GEMV streams 16-byte chunks of rows: GGUF Q8_0 must be repacked to q8_0_split "
@@ -424,8 +449,25 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  const unsigned long long key = gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu>(p, rows, partial);
+  const unsigned long long key = gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Ahead>(p, rows, partial);
   if constexpr (Argmax) gemv_detail::fold_block_argmax(p.argmax_best, key);
+}
+
+}  // namespace gemv_detail
+
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false>
+__global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
+  gemv_detail::gemv_body<F, A, RowsPerWarp, Swiglu, Argmax, false>(p);
+}
+
+// The second trip loaded ahead (sum_rows' Ahead; rule load_ahead):
+// bounded at kGemvAheadMinBlocks blocks of the largest block an SM, so ptxas may hold both trips' chunks (47
+// registers for one row a warp of two-word int8) where, unbounded, it
+// kept 33 and issued the second trip's activation loads one after another.
+// The plain kernel has no bound: one would change its registers too.
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
+__global__ void __launch_bounds__(kGemvMaxWarps* kWarpSize, kGemvAheadMinBlocks) gemv_ahead_kernel(const __grid_constant__ GemvParams p) {
+  gemv_detail::gemv_body<F, A, RowsPerWarp, Swiglu, false, true>(p);
 }
 
 // ---- row loop (rule row_loop: tall single matrices) ------------------------------
@@ -550,7 +592,7 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
 // 1.8 % slower on Qwen3-8B, no faster on 0.6B; docs/performance.md).
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false, bool Ahead = false>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
   if (F == WeightFormat::q8_0_split && p.k % kQ8Block != 0) return invalid_launch();
@@ -570,8 +612,14 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   const int groups = gemv_groups_per_block(p.split_k);
   const dim3 block(kWarpSize, static_cast<unsigned>(groups * p.split_k));
   const int grid = ceil_div(rows, RowsPerWarp * groups);
-  return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, Argmax>, static_cast<unsigned>(grid), block, 0, stream,
-                       p);
+  if constexpr (Ahead) {
+    static_assert(!Argmax, "the ahead kernel has no argmax fold (gemv_argmax folds into the row loop)");
+    return launch_kernel(gemv_ahead_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream,
+                         p);
+  } else {
+    return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, Argmax>, static_cast<unsigned>(grid), block, 0, stream,
+                         p);
+  }
 }
 
 }  // namespace lanec::kernels

@@ -23,6 +23,10 @@ constexpr int kAttnMaxHeadDim = 256;
 // Launch geometry the planner sizes against (one definition for both sides).
 // gemv.cuh: at most this many warps share a row group (split_k).
 constexpr int kGemvMaxWarps = 16;
+// gemv.cuh gemv_ahead_kernel: bounded so that this many blocks of
+// kGemvMaxWarps warps fit an SM at its registers (a one-wave grid's warps
+// are guaranteed resident up to kGemvMaxWarps * kGemvAheadMinBlocks an SM).
+constexpr int kGemvAheadMinBlocks = 2;
 // attention.cuh: warps a block, most context splits, and the query heads a
 // block serves (Group * HeadDim: registers of q and the accumulators).
 constexpr int kAttnWarps = 4;

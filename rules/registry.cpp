@@ -28,6 +28,7 @@
 #include "rules/embed_norm.h"
 #include "rules/strided_values.h"
 #include "rules/row_loop.h"
+#include "rules/load_ahead.h"
 #include "rules/gemv_argmax.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
@@ -66,6 +67,7 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_rows_a_warp_rule());
   rules.push_back(make_staged_weights_rule());
   rules.push_back(make_row_loop_rule());
+  rules.push_back(make_load_ahead_rule());
   rules.push_back(make_gemv_argmax_rule());
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());

@@ -542,6 +542,7 @@ struct ParamText {
     s += " rows_per_warp=" + std::to_string(l.rows_per_warp) + " split_k=" + std::to_string(l.split_k);
     if (l.staged) s += " staged";
     if (l.row_loop_chunks > 0) s += " row_loop=" + std::to_string(l.row_loop_chunks);
+    if (l.load_ahead) s += " load_ahead";
     if (!l.argmax_key.empty()) s += " +argmax";
   }
   void operator()(const RopeLaunch& l) {

@@ -95,6 +95,7 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   size_rules.rows_a_warp = !held(options, "rows_a_warp");
   size_rules.staged_weights = !held(options, "staged_weights");
   size_rules.row_loop = !held(options, "row_loop");
+  size_rules.load_ahead = !held(options, "load_ahead");
   size_rules.gemv_argmax = !held(options, "gemv_argmax");
   SizedPlan sized = size_plan(g, linked, knobs, size_rules, tally);
   dump("size", [&] { return print_launches(sized.launches) + "\n" + print_buffers(sized.buffers); });

@@ -109,6 +109,7 @@ struct GemvLaunch {
   int split_k = 1;             // warps sharing one row group (1..16; staged: 1, 2 or 4)
   bool staged = false;         // staged_weights: all weights copied to shared memory before the wait
   int row_loop_chunks = 0;     // row_loop: a one-wave grid of warps looping over rows, this many chunks a lane; 0 = off
+  bool load_ahead = false;     // load_ahead: the register kernel loads a lane's second chunk with its first activations
   std::string argmax_key;      // gemv_argmax: the key the blocks fold the greedy winner into (workspace i32 [2],
                                // one u64); empty = none
 };
@@ -265,7 +266,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 30 rules
+  std::vector<RuleCount> rules;              // registry order, all 31 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

@@ -9,6 +9,7 @@
 #include "lib/common/error.h"
 #include "rules/gemv_argmax.h"
 #include "rules/row_loop.h"
+#include "rules/load_ahead.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
 
@@ -158,6 +159,18 @@ class Sizer {
     return q;
   }
 
+  // A launch-stage rule's verdict on launch l: counted declined with its
+  // reason, or fired (recorded on the launch). True when it fired.
+  bool settle(const char* rule, Launch& l, const std::optional<std::string>& declined) {
+    if (declined) {
+      tally_.declined(rule, l.name, *declined);
+      return false;
+    }
+    tally_.fired(rule, l.name, l.ops);
+    l.rules.push_back(rule);
+    return true;
+  }
+
   // staged_weights: the staged kernel's split and rows a warp replace the
   // register GEMV's where the rule fires.
   void choose_staging(Launch& l, GemvLaunch& p, int64_t rows) {
@@ -167,15 +180,10 @@ class Sizer {
     q.reads_attention_output = attention_outputs_.count(q.int8_activations ? p.x_q8 : p.x) > 0;
     q.register_split_k = p.split_k;
     const StagedWeightsChoice choice = choose_staged_weights(q);
-    if (choice.declined) {
-      tally_.declined("staged_weights", l.name, *choice.declined);
-      return;
-    }
+    if (!settle("staged_weights", l, choice.declined)) return;
     p.staged = true;
     p.split_k = choice.split_k;
     p.rows_per_warp = choice.rows_per_warp;
-    tally_.fired("staged_weights", l.name, l.ops);
-    l.rules.push_back("staged_weights");
   }
 
   // row_loop: after the split and the staged kernel, which it needs settled.
@@ -187,13 +195,18 @@ class Sizer {
     q.rows_per_warp = p.rows_per_warp;
     q.split_k = p.split_k;
     const RowLoopChoice choice = lanec::choose_row_loop(q);
-    if (choice.declined) {
-      tally_.declined("row_loop", l.name, *choice.declined);
-      return;
-    }
-    p.row_loop_chunks = choice.chunks_per_lane;
-    tally_.fired("row_loop", l.name, l.ops);
-    l.rules.push_back("row_loop");
+    if (settle("row_loop", l, choice.declined)) p.row_loop_chunks = choice.chunks_per_lane;
+  }
+
+  // load_ahead: last of the GEMV's kernel choices (it needs the split, the
+  // staged kernel and the row loop settled).
+  void choose_load_ahead(Launch& l, GemvLaunch& p, int64_t rows) {
+    LoadAheadQuery q{gemv_query(p, rows)};
+    q.staged = p.staged;
+    q.row_loop = p.row_loop_chunks > 0;
+    q.rows_per_warp = p.rows_per_warp;
+    q.split_k = p.split_k;
+    p.load_ahead = settle("load_ahead", l, lanec::choose_load_ahead(q).declined);
   }
 
   // An attention whose output a staged GEMV reads keeps its heads a block
@@ -267,18 +280,13 @@ class Sizer {
       if (rules_.rows_a_warp) {
         RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics == GemvNumerics::f32,
                                                     knobs_.chip.sms);
-        if (choice.declined) {
-          tally_.declined("rows_a_warp", l.name, *choice.declined);
-        } else {
-          p->rows_per_warp = choice.rows_per_warp;
-          tally_.fired("rows_a_warp", l.name, l.ops);
-          l.rules.push_back("rows_a_warp");
-        }
+        if (settle("rows_a_warp", l, choice.declined)) p->rows_per_warp = choice.rows_per_warp;
       }
       p->split_k = choose_gemv_split_k(rows, p->rows_per_warp, p->k, p->format, knobs_.chip.sms,
                                        resident_warps_per_sm(knobs_.arch_number()), p->swiglu);
       if (rules_.staged_weights) choose_staging(l, *p, rows);
       if (rules_.row_loop) choose_row_loop(l, *p, rows);
+      if (rules_.load_ahead) choose_load_ahead(l, *p, rows);
     } else if (auto* a = std::get_if<AttentionLaunch>(&l.params)) {
       a->heads_per_block = attention_heads_per_block(a->n_head / a->n_kv_head, a->head_dim);
       int64_t smem = attention_smem_bytes(a->head_dim, a->heads_per_block);

@@ -7,7 +7,8 @@
 //    only if something else reads it); otherwise a quantize launch runs just
 //    before the first GEMV that reads it.
 //  - parameters: GEMV rows a warp (rule rows_a_warp), split_k, the staged
-//    kernel (rule staged_weights) and the row loop (rule row_loop), attention
+//    kernel (rule staged_weights), the row loop (rule row_loop) and the second
+//    trip loaded ahead (rule load_ahead), attention
 //    context splits from the SM count, the argmax grid (blocks over the
 //    logits), and the attention smem check against smem_kib_per_block.
 //  - buffers: one per tensor the launches touch, views where link placed a
@@ -33,11 +34,12 @@ struct SizedPlan {
 };
 
 // The launch-stage rules it applies unless held: rows_a_warp, staged_weights,
-// row_loop, gemv_argmax.
+// row_loop, load_ahead, gemv_argmax.
 struct SizeRules {
   bool rows_a_warp = true;
   bool staged_weights = true;
   bool row_loop = true;
+  bool load_ahead = true;
   bool gemv_argmax = true;
 };
 

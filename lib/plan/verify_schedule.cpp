@@ -34,6 +34,9 @@ void check_params(const Launch& l) {
     if (g->split_k < 1 || g->split_k > 16) bad(l, "split_k " + std::to_string(g->split_k));
     if ((g->numerics != GemvNumerics::f32) != g->x.empty() || g->x.empty() == g->x_q8.empty())
       bad(l, "GEMV input does not match its numerics");
+    // kernels/gemv.cuh gemv_ahead_kernel: a form of the register kernel.
+    if (g->load_ahead && (g->staged || g->row_loop_chunks != 0 || !g->argmax_key.empty()))
+      bad(l, "load-ahead GEMV outside the register kernel (or with an argmax fold)");
     // kernels/gemv_staged.cuh: q8_0 with int8 activations, split 1, 2 or 4, no SwiGLU.
     if (g->staged && (g->format != GgmlType::Q8_0 || g->numerics == GemvNumerics::f32 || g->swiglu ||
                       (g->split_k != 1 && g->split_k != 2 && g->split_k != 4) || g->k % kernels::kGemvStagedKMultiple != 0))

@@ -167,6 +167,15 @@ TEST_CASE("a tall logits GEMV launches the row loop; held, the register GEMV", "
   CHECK(count_of(held, "launch_gemv<") == 9);
 }
 
+TEST_CASE("a GEMV of two chunks a lane launches the ahead form; held, the plain one", "[emit]") {
+  const std::string ahead = emit_test::emit_load_ahead_sample();
+  CHECK(count_of(ahead, "launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, false, true>") == 1);
+  CHECK(count_of(ahead, "[qkv_head_epilogue, gemv_parts, load_ahead]") == 1);  // the Q/K/V GEMV's
+  const std::string held = emit_test::emit_load_ahead_sample({"load_ahead"});
+  CHECK(count_of(held, ", true>") == count_of(ahead, ", true>") - 1);
+  CHECK(count_of(held, "load_ahead]") == 0);  // in no launch's rules
+}
+
 TEST_CASE("the argmax folded into the logits GEMV: one key, a finish launch; held, the full argmax", "[emit]") {
   const std::string folded = emit_test::emit_row_loop_sample();  // the row loop's Argmax form
   CHECK(count_of(folded, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") == 1);

@@ -65,23 +65,34 @@ inline std::string emit_one_word_sample(const std::string& sample) {
   return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
 }
 
-// One layer at Qwen3-1.7B's widths (a 512-token vocabulary, a narrow FFN),
-// where staged_weights fires on the output projection under the h200 knobs.
-inline std::string emit_staged_sample(const std::vector<std::string>& held = {}) {
+// One layer at a preset's widths (a 512-token vocabulary, a narrow FFN)
+// under the h200 knobs.
+inline std::string emit_one_layer_sample(const std::string& preset, const std::vector<std::string>& held) {
   lanec::SynthOptions synth;
-  synth.shape = lanec::find_preset("qwen3-1.7b");
+  synth.shape = lanec::find_preset(preset);
   synth.shape.n_layer = 1;
   synth.shape.n_vocab = 512;
   synth.shape.n_ff = 256;
   synth.type = lanec::GgmlType::Q8_0;
   const std::vector<uint8_t> bytes = lanec::build_synthetic_model(synth).to_bytes();
-  const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), "qwen3-1.7b-1l.gguf");
+  const lanec::GgufFile gguf = lanec::GgufFile::parse(bytes.data(), bytes.size(), preset + "-1l.gguf");
   lanec::PlanOptions plan;
   plan.held = held;
   const lanec::PlanResult r = lanec::plan_model(gguf, lanec::load_knobs(knob_path("h200")), plan);
   lanec::EmitOptions options;
   options.knob_file = "samples/knobs/h200.yaml";
   return lanec::emit_program(r.schedule, r.graph, lanec::model_identity(gguf), options);
+}
+
+// Qwen3-1.7B's widths, where staged_weights fires on the output projection.
+inline std::string emit_staged_sample(const std::vector<std::string>& held = {}) {
+  return emit_one_layer_sample("qwen3-1.7b", held);
+}
+
+// Qwen3-0.6B's widths, where load_ahead fires on the Q/K/V GEMV (k 1024:
+// two chunks a lane; 4,096 rows, one wave).
+inline std::string emit_load_ahead_sample(const std::vector<std::string>& held = {}) {
+  return emit_one_layer_sample("qwen3-0.6b", held);
 }
 
 // qwen3-tiny under the h200 knobs on a chip of one SM, where the logits

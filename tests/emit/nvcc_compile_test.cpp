@@ -97,6 +97,12 @@ TEST_CASE("a program with a row-loop GEMV compiles with nvcc for sm_80 and sm_90
   check_compiles("qwen3-tiny__row_loop", code);
 }
 
+TEST_CASE("a program with an ahead GEMV compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
+  const std::string code = emit_test::emit_load_ahead_sample();
+  REQUIRE(code.find(", false, true>") != std::string::npos);
+  check_compiles("qwen3-0.6b-1l__load_ahead", code);
+}
+
 TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   check_compiles("qwen3-tiny__one_word", emit_test::emit_one_word_sample("qwen3-tiny"));
 }
@@ -195,6 +201,7 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
                        "void* chain_kernels[] = {\n"
                        "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
                        "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8, 1, false>,\n"
+                       "  (void*)gemv_ahead_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
                        "  (void*)quantize_q8_kernel<false>,\n"
                        "  (void*)quantize_q8_kernel<true>,\n"
                        "  (void*)rms_norm_kernel<true, true, 1>,\n"
@@ -208,15 +215,17 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
   const std::string ptx = lanec::test::read_text(dir + "/chain.ptx");
   const std::string two_words = ptx_entry(ptx, {"11gemv_kernel", "ActivationE2"});
   const std::string one_word = ptx_entry(ptx, {"11gemv_kernel", "ActivationE1"});
+  const std::string ahead = ptx_entry(ptx, {"17gemv_ahead_kernel"});
   const std::string quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb0E"});
   const std::string swiglu_quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb1E"});
   const std::string add_norm = ptx_entry(ptx, {"15rms_norm_kernelILb1ELb1ELi1E"});
   const std::string rope = ptx_entry(ptx, {"11rope_kernel"});
-  for (const std::string* entry : {&two_words, &one_word, &quantize, &swiglu_quantize, &add_norm, &rope})
+  for (const std::string* entry : {&two_words, &one_word, &ahead, &quantize, &swiglu_quantize, &add_norm, &rope})
     REQUIRE_FALSE(entry->empty());
   CHECK(count_of(two_words, "dp4a") >= 8);  // the entries are the kernels meant
   CHECK(count_of(two_words, "div.rn.f32") == 0);
   CHECK(count_of(one_word, "div.rn.f32") == 0);
+  CHECK(count_of(ahead, "div.rn.f32") == 0);
   CHECK(count_of(quantize, "div.rn.f32") == 2);
   CHECK(count_of(swiglu_quantize, "div.rn.f32") == 2);
   CHECK(count_of(add_norm, "div.rn.f32") == 2);  // its quantizer's pair, not the mean
@@ -228,7 +237,7 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
     return count_of(ptx_text, "rem.s32") + count_of(ptx_text, "rem.u32") + count_of(ptx_text, "div.s32") +
            count_of(ptx_text, "div.u32");
   };
-  for (const std::string* gemv : {&two_words, &one_word}) {
+  for (const std::string* gemv : {&two_words, &one_word, &ahead}) {
     const size_t wait = gemv->find("griddepcontrol.wait");
     REQUIRE(wait != std::string::npos);
     CHECK(integer_divisions(gemv->substr(0, wait)) >= 1);  // the slice, before the wait

@@ -567,7 +567,7 @@ std::vector<float> abs_dot(const std::vector<float>& w, const std::vector<float>
 
 // Which launcher computes the product: launch_gemv, launch_gemv_staged
 // (gemv_staged.cuh) or launch_gemv_row_loop (its chunks a lane from k).
-enum class GemvKernel { registers, staged, row_loop };
+enum class GemvKernel { registers, staged, row_loop, ahead };
 
 template <WeightFormat F, Activation A, bool Argmax = false>
 cudaError_t launch_row_loop_for_k(const GemvParams& p) {
@@ -646,13 +646,18 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   } else if constexpr (Kernel == GemvKernel::row_loop) {
     static_assert(RowsPerWarp == 1 && !Swiglu, "the row loop: one matrix, no SwiGLU");
     expect_ok("gemv row loop", launch_row_loop_for_k<F, A>(p));
+  } else if constexpr (Kernel == GemvKernel::ahead) {
+    expect_ok("gemv ahead", launch_gemv<F, A, RowsPerWarp, Swiglu, false, true>(p, nullptr));
   } else {
     expect_ok("gemv", launch_gemv<F, A, RowsPerWarp, Swiglu>(p, nullptr));
   }
 
   std::string shape;
   for (int q = 0; q < n_parts; ++q) shape += (q ? "+" : "") + std::to_string(part_rows[q]);
-  const char* kernel = Kernel == GemvKernel::staged ? " staged" : Kernel == GemvKernel::row_loop ? " row_loop" : "";
+  const char* kernel = Kernel == GemvKernel::staged     ? " staged"
+                       : Kernel == GemvKernel::row_loop ? " row_loop"
+                       : Kernel == GemvKernel::ahead    ? " ahead"
+                                                        : "";
   const std::string tag = fmt("gemv%s %s act=%s rpw=%d split=%d k=%d rows=%s %s", kernel, format_name(F),
                               A == Activation::int8x2 ? "int8x2" : A == Activation::int8 ? "int8" : "f32", RowsPerWarp, split_k, k, shape.c_str(),
                               epilogue_name(epi));
@@ -850,6 +855,21 @@ void sweep_gemv_staged() {
   sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(12288, {65}, Epilogue::plain, 4);
 }
 
+// The GEMV with its second trip loaded ahead, at 0.6B's Q/K/V and gate/up
+// shapes (two chunks a lane at split 1) and where a lane has one chunk,
+// three, or a partial second trip.
+template <Activation A>
+void sweep_gemv_ahead() {
+  constexpr WeightFormat Q = WeightFormat::q8_0_split;
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(1024, {2048, 1024, 1024}, Epilogue::parts3_bias, 1);
+  sweep_gemv_case<Q, A, 1, true, GemvKernel::ahead>(1024, {3072, 3072}, Epilogue::swiglu, 1);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::ahead>(1024, {1000}, Epilogue::residual, 1);
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(512, {67}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(768, {333}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 4, false, GemvKernel::ahead>(2048, {515}, Epilogue::bias, 3);
+}
+
 void sweep_gemv() {
   sweep_gemv_format<WeightFormat::f32, Activation::f32>();
   sweep_gemv_format<WeightFormat::f16, Activation::f32>();
@@ -859,6 +879,8 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
   sweep_gemv_staged<Activation::int8>();
   sweep_gemv_staged<Activation::int8x2>();
+  sweep_gemv_ahead<Activation::int8>();
+  sweep_gemv_ahead<Activation::int8x2>();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};

@@ -30,14 +30,14 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
   return s.census.rules.front();
 }
 
-TEST_CASE("the registry holds all 30 rules in their documented order", "[plan]") {
+TEST_CASE("the registry holds all 31 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
       "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
       "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights", "row_loop",
-      "gemv_argmax", "rope_parts", "gemv_parts", "sequences"};
+      "load_ahead", "gemv_argmax", "rope_parts", "gemv_parts", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
 }
@@ -514,10 +514,42 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("staged GEMV outside what the staged kernel takes"));
 }
 
+// One layer at Qwen3-0.6B's widths and vocabulary under two-pass int8, with
+// `held` rules held.
+Schedule plan_06b_widths(const std::vector<std::string>& held = {}) {
+  PlanOptions options;
+  options.held = held;
+  return plan_graph(test::decoder_graph(test::decoder_dims(1024, 16, 3072, 1, 151936)),
+                    test::test_knobs("f16", "two-pass-int8"), options)
+      .schedule;
+}
+
+TEST_CASE("load_ahead runs Qwen3-0.6B's Q/K/V and down GEMVs, no other", "[plan]") {
+  Schedule s = plan_06b_widths();
+  for (const Launch& l : s.launches) {
+    const auto* g = std::get_if<GemvLaunch>(&l.params);
+    if (g == nullptr) continue;
+    const bool ahead = std::find(l.rules.begin(), l.rules.end(), "load_ahead") != l.rules.end();
+    INFO(l.name);
+    CHECK(ahead == (l.name.rfind("gemv_q", 0) == 0 || l.name.rfind("gemv_ffn_out", 0) == 0));
+    CHECK(g->load_ahead == ahead);
+  }
+  CHECK(rule_count(s, "load_ahead").fired == 2);
+  for (const Launch& l : plan_06b_widths({"load_ahead"}).launches)
+    if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->load_ahead);
+  // The verifier refuses the ahead form outside the register kernel.
+  for (Launch& l : s.launches) {
+    auto* g = std::get_if<GemvLaunch>(&l.params);
+    if (g == nullptr || !g->load_ahead) continue;
+    g->row_loop_chunks = 2;
+    CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("load-ahead GEMV outside the register kernel"));
+    break;
+  }
+}
+
 TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") {
-  const test::DecoderDims small = test::decoder_dims(1024, 16, 3072, 1, 151936);  // 0.6B's widths and vocabulary
   const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
-  Schedule s = plan_graph(test::decoder_graph(small), knobs, {}).schedule;
+  Schedule s = plan_06b_widths();
   for (const Launch& l : s.launches) {
     const auto* g = std::get_if<GemvLaunch>(&l.params);
     if (g == nullptr) continue;
@@ -533,9 +565,7 @@ TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") 
   CHECK(std::get<GemvLaunch>(find_launch(l, "gemv_logits")->params).row_loop_chunks == 0);
   CHECK(rule_count(l, "row_loop").fired == 0);
   // Held: the one-row-a-warp grid.
-  PlanOptions held;
-  held.held = {"row_loop"};
-  Schedule h = plan_graph(test::decoder_graph(small), knobs, held).schedule;
+  Schedule h = plan_06b_widths({"row_loop"});
   CHECK(std::get<GemvLaunch>(find_launch(h, "gemv_logits")->params).row_loop_chunks == 0);
   // The verifier refuses a row loop the kernel cannot take.
   auto& bad = std::get<GemvLaunch>(s.launches[static_cast<size_t>(
