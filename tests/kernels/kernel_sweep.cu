@@ -868,6 +868,10 @@ void sweep_gemv_ahead() {
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(768, {333}, Epilogue::plain, 1);
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::plain, 1);
   sweep_gemv_case<Q, A, 4, false, GemvKernel::ahead>(2048, {515}, Epilogue::bias, 3);
+  // Two rows a warp, one wave at 60 registers: 0.6B's gate/up and 1.7B's
+  // Q/K/V at split 2 (docs/performance.md, h100-2026-12-06b).
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::ahead>(1024, {3072, 3072}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 2, false, GemvKernel::ahead>(2048, {2048, 1024, 1024}, Epilogue::parts3_bias, 2);
 }
 
 void sweep_gemv() {
