@@ -14,7 +14,8 @@
 #                (same planned numerics; the cost of int8 against the f32 reference is reported)
 #   holds        every rule that fires for a tiny preset held alone: the same comparisons
 #   sanitizer    compute-sanitizer memcheck and racecheck on the tiny qwen3 program (built by programs)
-#                and on the kernel sweep's tensor-core attention family (--only attention_tc)
+#                and on the kernel sweep's tensor-core attention and ahead GEMV families
+#                (--only attention_tc, --only gemv_ahead)
 #   bench        bench/run_bench.sh: decode speed of Qwen3 0.6B/1.7B/8B Q8_0 against the roofline
 # A summary table is printed at the end and written to $OUT/gpu_check.md when $OUT is set.
 # Env: GPU_CHECK_QUICK=1 (programs: h200 knobs and f32 exact only, no 0.6B);
@@ -295,20 +296,25 @@ stage_holds() {
   done
 }
 
-# The tensor-core attention loop (Qwen3-8B's long-context form, which no
-# tiny program takes): the kernel sweep's family of its shapes, run plain
-# (it builds the sweep), then under memcheck and racecheck.
-sanitize_attention_tc() {
-  local sweep="$WORK/kernel_sweep" failed_before=$FAILED
+# Kernels no tiny program takes: the tensor-core attention loop (Qwen3-8B's
+# long-context form) and the ahead GEMV (0.6B's widths): the kernel
+# sweep's families of their shapes, run plain (the first builds the sweep),
+# then under memcheck and racecheck.
+sanitize_sweep_parts() {
+  local sweep="$WORK/kernel_sweep" failed_before=$FAILED family
   check sweep_attention_tc env LANEC_SWEEP_BIN="$sweep" bash scripts/kernel_sweep.sh --only attention_tc
   ((FAILED == failed_before)) || return 0
-  check sanitizer_memcheck_attention_tc compute-sanitizer --tool memcheck --error-exitcode 1 "$sweep" --only attention_tc
-  check sanitizer_racecheck_attention_tc compute-sanitizer --tool racecheck --error-exitcode 1 "$sweep" --only attention_tc
+  check sweep_gemv_ahead "$sweep" --only gemv_ahead
+  ((FAILED == failed_before)) || return 0
+  for family in attention_tc gemv_ahead; do
+    check "sanitizer_memcheck_$family" compute-sanitizer --tool memcheck --error-exitcode 1 "$sweep" --only "$family"
+    check "sanitizer_racecheck_$family" compute-sanitizer --tool racecheck --error-exitcode 1 "$sweep" --only "$family"
+  done
 }
 
 stage_sanitizer() {
   stage sanitizer
-  sanitize_attention_tc
+  sanitize_sweep_parts
   local prog="$WORK/prog/qwen3-tiny-q8_0-h200" model="$WORK/models/qwen3-tiny-q8_0.gguf"
   if [[ ! -x $prog ]]; then  # built by the programs stage of this run or an earlier one
     note "| sanitizer | FAIL | 0 s | no $prog: run the programs stage first (GPU_CHECK_ONLY='qwen3-tiny-q8_0-h200\$' is enough) |"

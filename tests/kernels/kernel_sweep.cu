@@ -2,7 +2,8 @@
 // scripts/kernel_sweep.sh builds and runs it on a machine with a GPU).
 //
 // For every kernel family it builds random inputs from a fresh seed (printed;
-// `--seed N` repeats a run; `--only FAMILY` runs one family, e.g. gemv_argmax),
+// `--seed N` repeats a run; `--only FAMILY` runs one family, e.g. gemv_argmax,
+// or one part of a family: attention_tc, gemv_ahead),
 // runs the kernel, compares with the plain C++
 // references in kernels/reference/, and passes an element when
 // |got - ref| <= atol + |ref| * rtol (some checks scale atol per element by the
@@ -874,6 +875,12 @@ void sweep_gemv_ahead() {
   sweep_gemv_case<Q, A, 2, false, GemvKernel::ahead>(2048, {2048, 1024, 1024}, Epilogue::parts3_bias, 2);
 }
 
+// Family gemv_ahead (part of gemv): both int8 forms.
+void sweep_gemv_ahead_both() {
+  sweep_gemv_ahead<Activation::int8>();
+  sweep_gemv_ahead<Activation::int8x2>();
+}
+
 void sweep_gemv() {
   sweep_gemv_format<WeightFormat::f32, Activation::f32>();
   sweep_gemv_format<WeightFormat::f16, Activation::f32>();
@@ -883,8 +890,7 @@ void sweep_gemv() {
   sweep_gemv_format<WeightFormat::q8_0_split, Activation::int8x2>();
   sweep_gemv_staged<Activation::int8>();
   sweep_gemv_staged<Activation::int8x2>();
-  sweep_gemv_ahead<Activation::int8>();
-  sweep_gemv_ahead<Activation::int8x2>();
+  sweep_gemv_ahead_both();
   // Invalid combinations the launcher must refuse (template-level ones fail a static_assert instead).
   DeviceBuffer<float> buf(4096);
   GemvParams p{};
@@ -1568,7 +1574,7 @@ int main(int argc, char** argv) {
       {"embed", sweep_embed},           {"rms_norm", sweep_rms_norm},       {"repack", sweep_repack},
       {"gemv", sweep_gemv},             {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
       {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},       {"attention", sweep_attention},
-      {"attention_tc", sweep_attention_tc},
+      {"attention_tc", sweep_attention_tc}, {"gemv_ahead", sweep_gemv_ahead_both},
       {"elementwise", sweep_elementwise}, {"reductions", sweep_reductions},
       {"argmax", [&sms] { sweep_argmax(sms); }}};
   if (only != nullptr &&
@@ -1587,9 +1593,12 @@ int main(int argc, char** argv) {
   LANEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("device %d: %s (sm_%d%d)\n", device, prop.name, prop.major, prop.minor);
   sms = prop.multiProcessorCount;
-  // attention_tc is part of attention: alone only on request.
+  // attention_tc and gemv_ahead are parts of attention and gemv: alone only on request.
+  const auto part_family = [](const char* name) {
+    return std::strcmp(name, "attention_tc") == 0 || std::strcmp(name, "gemv_ahead") == 0;
+  };
   for (const auto& [name, run] : families)
-    if (only == nullptr ? std::strcmp(name, "attention_tc") != 0 : std::strcmp(only, name) == 0) run();
+    if (only == nullptr ? !part_family(name) : std::strcmp(only, name) == 0) run();
 
   std::printf("%d passed, %d failed (seed %llu)\n", g_passed, g_failed, static_cast<unsigned long long>(seed));
   return g_failed == 0 ? 0 : 1;
