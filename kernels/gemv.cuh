@@ -21,7 +21,8 @@
 //            winner into *argmax_best (argmax.cuh argmax_key, atomicMax), so
 //            the argmax launch after it only finishes (rule gemv_argmax).
 // A null bias / residual pointer means "no such epilogue".
-// Launchers: launch_gemv (a warp a row group), launch_gemv_row_loop (one
+// Launchers: launch_gemv (a warp a row group; Ahead: a lane's second chunk
+// loaded with its first activations, rule load_ahead), launch_gemv_row_loop (one
 // matrix, a one-wave grid of warps each looping over rows) and, in
 // gemv_staged.cuh, launch_gemv_staged.
 #pragma once
@@ -460,13 +461,15 @@ __global__ void gemv_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::gemv_body<F, A, RowsPerWarp, Swiglu, Argmax, false>(p);
 }
 
-// The second trip loaded ahead (sum_rows' Ahead; rule load_ahead):
-// bounded at kGemvAheadMinBlocks blocks of the largest block an SM, so ptxas may hold both trips' chunks (47
-// registers for one row a warp of two-word int8) where, unbounded, it
-// kept 33 and issued the second trip's activation loads one after another.
-// The plain kernel has no bound: one would change its registers too.
+// The second trip loaded ahead (sum_rows' Ahead; rule load_ahead),
+// bounded at kGemvAheadMinBlocks blocks of the largest block an SM, so
+// ptxas may hold both trips' chunks (47 registers for one row a warp of
+// two-word int8) where, unbounded, it kept 33 and issued the second trip's
+// activation loads one after another. The plain kernel has no bound: one
+// would change its registers too.
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu>
-__global__ void __launch_bounds__(kGemvMaxWarps* kWarpSize, kGemvAheadMinBlocks) gemv_ahead_kernel(const __grid_constant__ GemvParams p) {
+__global__ void __launch_bounds__(kGemvMaxWarps* kWarpSize, kGemvAheadMinBlocks)
+    gemv_ahead_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::gemv_body<F, A, RowsPerWarp, Swiglu, false, true>(p);
 }
 
@@ -592,6 +595,8 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
 // 1.8 % slower on Qwen3-8B, no faster on 0.6B; docs/performance.md).
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
+// The register GEMV: Argmax folds the greedy winner (rule gemv_argmax's
+// register form), Ahead launches gemv_ahead_kernel (rule load_ahead).
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false, bool Ahead = false>
 cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
   if (p.k <= 0 || p.k % gemv_chunk_elems<F>() != 0) return invalid_launch();
