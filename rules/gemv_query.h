@@ -1,5 +1,5 @@
 // What every launch-stage GEMV rule asks of a launch (row_loop,
-// staged_weights): the chip's SMs and the GEMV's format, numerics and
+// staged_weights, load_ahead): the chip's SMs and the GEMV's format, numerics and
 // shape. Each rule's query adds what only it needs.
 #pragma once
 

@@ -16,18 +16,18 @@ int64_t gemv_chunks_a_slice_lane(GgmlType format, int64_t k, int split_k) {
 
 LoadAheadChoice choose_load_ahead(const LoadAheadQuery& q) {
   auto decline = [](std::string why) { return LoadAheadChoice{false, std::move(why)}; };
-  if (q.format != GgmlType::Q8_0 || !q.int8_activations)
-    return decline("measured only for q8_0 weights with int8 activations");
+  if (q.format != GgmlType::Q8_0 || !q.int8_activations || !q.two_word)
+    return decline("measured only for q8_0 weights with two-word int8 activations");
   if (q.staged) return decline("the staged kernel runs it");
   if (q.row_loop) return decline("the row loop runs it");
   if (q.swiglu) return decline("the SwiGLU pair's two rows a warp: not measured");
   if (q.rows_per_warp != 1)
-    return decline(std::to_string(q.rows_per_warp) + " rows a warp: more chunks in flight than the kernel's bound holds");
+    return decline(std::to_string(q.rows_per_warp) + " rows a warp: not measured in the ahead form");
   const int64_t chunks = gemv_chunks_a_slice_lane(q.format, q.k, q.split_k);
   if (chunks != kLoadAheadChunksPerLane)
     return decline(std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " a lane at split " + std::to_string(q.split_k) + ", not " +
                    std::to_string(kLoadAheadChunksPerLane));
-  const int64_t warps = q.rows * q.split_k;  // one row (a SwiGLU pair: its gate row) a warp
+  const int64_t warps = q.rows * q.split_k;  // one row a warp
   const int64_t wave = static_cast<int64_t>(q.sms) * kernels::kGemvMaxWarps * kernels::kGemvAheadMinBlocks;
   if (warps > wave)
     return decline(std::to_string(warps) + " warps: more than the one wave of " + std::to_string(wave) +

@@ -8,8 +8,9 @@
 // join the accumulator (one rounding order of the same terms). A launch-
 // stage rule: the planner asks choose_load_ahead per GEMV launch at the
 // size stage, after the split, the staged kernel and the row loop, which it
-// needs settled. Fires on the register kernel over q8_0 weights with int8
-// activations at one row a warp (no SwiGLU pair) whose lanes take exactly
+// needs settled. Fires on the register kernel over q8_0 weights with
+// two-word int8 activations at one row a warp (no SwiGLU pair; the forms
+// measured and checked on a GPU) whose lanes take exactly
 // kLoadAheadChunksPerLane chunks and whose grid is one wave at the
 // registers the kernel's bound allows (kGemvMaxWarps x
 // kGemvAheadMinBlocks warps an SM); declines otherwise, naming why.
@@ -34,6 +35,7 @@ constexpr int64_t kLoadAheadChunksPerLane = 2;
 
 // One GEMV launch as the rule sees it, with the parameters chosen before.
 struct LoadAheadQuery : GemvQuery {
+  bool two_word = false;  // two-word int8 activations (two-pass-int8)
   bool staged = false;
   bool row_loop = false;
   int rows_per_warp = 1;

@@ -298,15 +298,16 @@ stage_holds() {
 
 # Kernels no tiny program takes: the tensor-core attention loop (Qwen3-8B's
 # long-context form) and the ahead GEMV (0.6B's widths): the kernel
-# sweep's families of their shapes, run plain (the first builds the sweep),
-# then under memcheck and racecheck.
+# sweep's families of their shapes, each run plain, then (where that
+# passed) under memcheck and racecheck.
 sanitize_sweep_parts() {
-  local sweep="$WORK/kernel_sweep" failed_before=$FAILED family
-  check sweep_attention_tc env LANEC_SWEEP_BIN="$sweep" bash scripts/kernel_sweep.sh --only attention_tc
-  ((FAILED == failed_before)) || return 0
-  check sweep_gemv_ahead "$sweep" --only gemv_ahead
-  ((FAILED == failed_before)) || return 0
+  local sweep="$WORK/kernel_sweep" failed_before family
+  check sweep_build env LANEC_SWEEP_BIN="$sweep" bash scripts/kernel_sweep.sh --only embed
+  [[ -x $sweep ]] || return 0
   for family in attention_tc gemv_ahead; do
+    failed_before=$FAILED
+    check "sweep_$family" "$sweep" --only "$family"
+    ((FAILED == failed_before)) || continue
     check "sanitizer_memcheck_$family" compute-sanitizer --tool memcheck --error-exitcode 1 "$sweep" --only "$family"
     check "sanitizer_racecheck_$family" compute-sanitizer --tool racecheck --error-exitcode 1 "$sweep" --only "$family"
   done

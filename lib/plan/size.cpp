@@ -202,6 +202,7 @@ class Sizer {
   // staged kernel and the row loop settled).
   void choose_load_ahead(Launch& l, GemvLaunch& p, int64_t rows) {
     LoadAheadQuery q{gemv_query(p, rows)};
+    q.two_word = p.numerics == GemvNumerics::int8x2;
     q.staged = p.staged;
     q.row_loop = p.row_loop_chunks > 0;
     q.rows_per_warp = p.rows_per_warp;

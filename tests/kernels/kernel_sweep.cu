@@ -856,9 +856,10 @@ void sweep_gemv_staged() {
   sweep_gemv_case<Q, A, 2, false, GemvKernel::staged>(12288, {65}, Epilogue::plain, 4);
 }
 
-// The GEMV with its second trip loaded ahead, at 0.6B's Q/K/V and gate/up
-// shapes (two chunks a lane at split 1) and where a lane has one chunk,
-// three, or a partial second trip.
+// The GEMV with its second trip loaded ahead, at 0.6B's Q/K/V, gate/up and
+// down shapes (two chunks a lane at split 1; at split 4 two in slices 0
+// and 1, one in 2 and 3) and where a lane has one chunk, three, six, or a
+// partial second trip.
 template <Activation A>
 void sweep_gemv_ahead() {
   constexpr WeightFormat Q = WeightFormat::q8_0_split;
@@ -868,6 +869,9 @@ void sweep_gemv_ahead() {
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(512, {67}, Epilogue::plain, 1);
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(768, {333}, Epilogue::plain, 1);
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::plain, 1);
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::plain, 4);  // 0.6B's down
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(2048, {1024}, Epilogue::plain, 2);  // output projection, rtx4090
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(1536, {777}, Epilogue::residual, 1);  // three chunks a lane
   sweep_gemv_case<Q, A, 4, false, GemvKernel::ahead>(2048, {515}, Epilogue::bias, 3);
   // Two rows a warp, one wave at 60 registers: 0.6B's gate/up and 1.7B's
   // Q/K/V at split 2 (docs/performance.md, h100-2026-12-06b).

@@ -12,6 +12,7 @@ namespace {
 // A register GEMV of rows x k at split_k on an H200, int8 activations.
 LoadAheadQuery gemv(int64_t rows, int64_t k, int split_k) {
   LoadAheadQuery q{test::h200_q8_gemv(rows, k)};
+  q.two_word = true;
   q.split_k = split_k;
   return q;
 }
@@ -41,7 +42,10 @@ TEST_CASE("load_ahead declines where it would not pay or cannot run", "[rules]")
   CHECK(choose_load_ahead(gemv(1024, 2048, 4)).declined == std::string("1 chunk a lane at split 4, not 2"));
   LoadAheadQuery q = gemv(4096, 1024, 1);
   q.int8_activations = false;
-  CHECK(choose_load_ahead(q).declined == std::string("measured only for q8_0 weights with int8 activations"));
+  CHECK(choose_load_ahead(q).declined == std::string("measured only for q8_0 weights with two-word int8 activations"));
+  q = gemv(4096, 1024, 1);
+  q.two_word = false;  // one-word int8: not measured
+  CHECK_FALSE(choose_load_ahead(q).ahead);
   q = gemv(4096, 1024, 1);
   q.format = GgmlType::F16;
   CHECK_FALSE(choose_load_ahead(q).ahead);
@@ -56,7 +60,7 @@ TEST_CASE("load_ahead declines where it would not pay or cannot run", "[rules]")
   CHECK(choose_load_ahead(q).declined == std::string("the SwiGLU pair's two rows a warp: not measured"));
   q = gemv(4096, 1024, 1);
   q.rows_per_warp = 2;
-  CHECK_FALSE(choose_load_ahead(q).ahead);
+  CHECK(choose_load_ahead(q).declined == std::string("2 rows a warp: not measured in the ahead form"));
 }
 
 }  // namespace
