@@ -22,7 +22,7 @@ LoadAheadChoice choose_load_ahead(const LoadAheadQuery& q) {
   if (q.row_loop) return decline("the row loop runs it");
   if (q.swiglu) return decline("the SwiGLU pair's two rows a warp: not measured");
   if (q.rows_per_warp != 1)
-    return decline(std::to_string(q.rows_per_warp) + " rows a warp: not measured in the ahead form");
+    return decline(std::to_string(q.rows_per_warp) + " rows a warp: measured no faster in the ahead form");
   const int64_t chunks = gemv_chunks_a_slice_lane(q.format, q.k, q.split_k);
   if (chunks != kLoadAheadChunksPerLane)
     return decline(std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " a lane at split " + std::to_string(q.split_k) + ", not " +

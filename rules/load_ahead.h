@@ -16,7 +16,8 @@
 // kGemvAheadMinBlocks warps an SM); declines otherwise, naming why.
 // Measured on an H100 (docs/performance.md, h100-2026-12-06b): Qwen3-0.6B's
 // Q/K/V and down GEMVs +1.6 % a token; with its gate/up GEMV too (6,144
-// warps, a second wave at 47 registers) -1.9 %.
+// warps, a second wave at 47 registers) -1.9 %; at two rows a warp (0.6B's
+// gate/up, 1.7B's Q/K/V: one wave at 60 registers) +-0.1 %.
 #pragma once
 
 #include <cstdint>

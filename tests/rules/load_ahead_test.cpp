@@ -60,7 +60,7 @@ TEST_CASE("load_ahead declines where it would not pay or cannot run", "[rules]")
   CHECK(choose_load_ahead(q).declined == std::string("the SwiGLU pair's two rows a warp: not measured"));
   q = gemv(4096, 1024, 1);
   q.rows_per_warp = 2;
-  CHECK(choose_load_ahead(q).declined == std::string("2 rows a warp: not measured in the ahead form"));
+  CHECK(choose_load_ahead(q).declined == std::string("2 rows a warp: measured no faster in the ahead form"));
 }
 
 }  // namespace
