@@ -332,27 +332,19 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   int c = c0 + stride;
-  if constexpr (Ahead) {
-    if (c < n_chunks) {  // then c0 < n_chunks too
-      const auto x0 = load_x<F, A>(p, c0);
-      const auto x1 = load_x<F, A>(p, c);
-      WChunk w1[kRows];
+  if (Ahead && c < n_chunks) {  // then c0 < n_chunks too
+    const auto x0 = load_x<F, A>(p, c0);
+    const auto x1 = load_x<F, A>(p, c);
+    WChunk w1[kRows];
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] >= 0) w1[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
-      }
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x0) + dot_chunk<F, A>(w1[r], x1);
-      }
-      c += stride;
-    } else if (c0 < n_chunks) {
-      const auto x = load_x<F, A>(p, c0);
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
-      }
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) w1[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
     }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x0) + dot_chunk<F, A>(w1[r], x1);
+    }
+    c += stride;
   } else if (c0 < n_chunks) {
     const auto x = load_x<F, A>(p, c0);
 #pragma unroll

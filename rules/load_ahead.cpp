@@ -7,13 +7,6 @@
 
 namespace lanec {
 
-int64_t gemv_chunks_a_slice_lane(GgmlType format, int64_t k, int split_k) {
-  // Lane l of slice s takes chunks s*32 + l, then every 32*split_k after.
-  const int64_t chunks = k / gemv_chunk_elems(format);
-  const int64_t stride = 32 * static_cast<int64_t>(split_k);
-  return (chunks + stride - 1) / stride;
-}
-
 LoadAheadChoice choose_load_ahead(const LoadAheadQuery& q) {
   auto decline = [](std::string why) { return LoadAheadChoice{false, std::move(why)}; };
   if (q.format != GgmlType::Q8_0 || !q.int8_activations || !q.two_word)
@@ -23,7 +16,7 @@ LoadAheadChoice choose_load_ahead(const LoadAheadQuery& q) {
   if (q.swiglu) return decline("the SwiGLU pair's two rows a warp: not measured");
   if (q.rows_per_warp != 1)
     return decline(std::to_string(q.rows_per_warp) + " rows a warp: measured no faster in the ahead form");
-  const int64_t chunks = gemv_chunks_a_slice_lane(q.format, q.k, q.split_k);
+  const int64_t chunks = gemv_chunks_a_lane(q.format, q.k, q.split_k);
   if (chunks != kLoadAheadChunksPerLane)
     return decline(std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " a lane at split " + std::to_string(q.split_k) + ", not " +
                    std::to_string(kLoadAheadChunksPerLane));

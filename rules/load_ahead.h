@@ -49,7 +49,4 @@ struct LoadAheadChoice {
 };
 LoadAheadChoice choose_load_ahead(const LoadAheadQuery& q);
 
-// The most 16-byte chunks one lane of a row's `split_k` warps takes.
-int64_t gemv_chunks_a_slice_lane(GgmlType format, int64_t k, int split_k);
-
 }  // namespace lanec

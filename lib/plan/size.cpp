@@ -516,7 +516,11 @@ int64_t gemv_chunk_elems(GgmlType format) {
   }
 }
 
-int64_t gemv_chunks_a_lane(GgmlType format, int64_t k) { return (k / gemv_chunk_elems(format) + 31) / 32; }
+int64_t gemv_chunks_a_lane(GgmlType format, int64_t k, int split_k) {
+  // Lane l of slice s takes chunks s*32 + l, then every 32*split_k after.
+  const int64_t stride = 32 * static_cast<int64_t>(split_k);
+  return (k / gemv_chunk_elems(format) + stride - 1) / stride;
+}
 
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
                         bool swiglu) {

@@ -55,8 +55,10 @@ int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType for
 // Elements of x one 16-byte chunk of a GEMV weight row covers (kernels/gemv.cuh
 // gemv_chunk_elems): 4 for f32, 16 for Q8_0 (repacked q8_0_split), else 8.
 int64_t gemv_chunk_elems(GgmlType format);
-// 16-byte chunks each of a warp's 32 lanes reads of a row of k elements.
-int64_t gemv_chunks_a_lane(GgmlType format, int64_t k);
+// The most 16-byte chunks a lane reads of a row of k elements, the row
+// shared by split_k warps (kernels/gemv.cuh: lane l of slice s takes chunks
+// s*32 + l, then every 32*split_k after).
+int64_t gemv_chunks_a_lane(GgmlType format, int64_t k, int split_k = 1);
 // Resident warps an SM of compute capability arch_number (89 for sm_89),
 // where this version knows the figure.
 std::optional<int> known_resident_warps_per_sm(int arch_number);

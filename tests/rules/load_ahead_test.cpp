@@ -3,13 +3,14 @@
 // (the conditions of rules/load_ahead.h).
 #include <catch2/catch.hpp>
 
+#include "lib/plan/size.h"
 #include "rules/load_ahead.h"
 #include "tests/rules/rule_fixtures.h"
 
 namespace lanec {
 namespace {
 
-// A register GEMV of rows x k at split_k on an H200, int8 activations.
+// A register GEMV of rows x k at split_k on an H200, two-word int8 activations.
 LoadAheadQuery gemv(int64_t rows, int64_t k, int split_k) {
   LoadAheadQuery q{test::h200_q8_gemv(rows, k)};
   q.two_word = true;
@@ -17,12 +18,12 @@ LoadAheadQuery gemv(int64_t rows, int64_t k, int split_k) {
   return q;
 }
 
-TEST_CASE("load_ahead counts a slice's chunks a lane", "[rules]") {
-  CHECK(gemv_chunks_a_slice_lane(GgmlType::Q8_0, 1024, 1) == 2);  // 64 chunks over 32 lanes
-  CHECK(gemv_chunks_a_slice_lane(GgmlType::Q8_0, 3072, 4) == 2);  // 192 over 128: half the slices take 2
-  CHECK(gemv_chunks_a_slice_lane(GgmlType::Q8_0, 2048, 4) == 1);
-  CHECK(gemv_chunks_a_slice_lane(GgmlType::Q8_0, 2048, 1) == 4);
-  CHECK(gemv_chunks_a_slice_lane(GgmlType::Q8_0, 4096, 8) == 1);
+TEST_CASE("a lane's chunks of a row shared by split_k warps", "[rules]") {
+  CHECK(gemv_chunks_a_lane(GgmlType::Q8_0, 1024, 1) == 2);  // 64 chunks over 32 lanes
+  CHECK(gemv_chunks_a_lane(GgmlType::Q8_0, 3072, 4) == 2);  // 192 over 128: half the slices take 2
+  CHECK(gemv_chunks_a_lane(GgmlType::Q8_0, 2048, 4) == 1);
+  CHECK(gemv_chunks_a_lane(GgmlType::Q8_0, 2048, 1) == 4);
+  CHECK(gemv_chunks_a_lane(GgmlType::Q8_0, 4096, 8) == 1);
 }
 
 TEST_CASE("load_ahead fires on Qwen3-0.6B's Q/K/V and down GEMVs", "[rules]") {
