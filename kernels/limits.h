@@ -26,7 +26,10 @@ constexpr int kGemvMaxWarps = 16;
 // gemv.cuh gemv_ahead_kernel: bounded so that this many blocks of
 // kGemvMaxWarps warps fit an SM at its registers (a one-wave grid's warps
 // are guaranteed resident up to kGemvMaxWarps * kGemvAheadMinBlocks an SM).
-constexpr int kGemvAheadMinBlocks = 2;
+#ifndef LANEC_GEMV_AHEAD_MIN_BLOCKS
+#define LANEC_GEMV_AHEAD_MIN_BLOCKS 2  // -D to time another bound (bench/variants.sh)
+#endif
+constexpr int kGemvAheadMinBlocks = LANEC_GEMV_AHEAD_MIN_BLOCKS;
 // attention.cuh: warps a block, most context splits, and the query heads a
 // block serves (Group * HeadDim: registers of q and the accumulators).
 constexpr int kAttnWarps = 4;
