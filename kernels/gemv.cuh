@@ -225,16 +225,6 @@ __device__ __forceinline__ void row_pointers(const GemvPart& pt, int k, int loca
 // weights are constants, so this may run before pdl_wait() and overlap the
 // previous launch. (Preloading 2 or 4 chunks measured no faster, nor all of
 // a lane's chunks where it has 2, docs/performance.md.)
-// Ahead kernel only: whether its second trip's weights also load before the
-// wait, so that after it only the activations' L2 trip remains (a switch to
-// time it; bench/variants.sh).
-#ifndef LANEC_GEMV_AHEAD_PRELOAD
-#define LANEC_GEMV_AHEAD_PRELOAD 0
-#endif
-#if LANEC_GEMV_AHEAD_PRELOAD && !LANEC_GEMV_PRELOAD
-#error "LANEC_GEMV_AHEAD_PRELOAD loads before the wait: it needs LANEC_GEMV_PRELOAD"
-#endif
-
 template <WeightFormat F, int RowsPerWarp, bool Swiglu>
 struct WarpRows {
   static constexpr int kRows = Swiglu ? 2 * RowsPerWarp : RowsPerWarp;
@@ -243,7 +233,6 @@ struct WarpRows {
   int part_of[kRows];
   int local_row[kRows];
   WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
-  WChunk second[kRows];  // chunk c0 + 32 split (LANEC_GEMV_AHEAD_PRELOAD, where it exists)
   // The loop's bounds, from parameters and thread indices only: formed here,
   // where they already address the first chunks, they are not formed again
   // after the wait (a parameter read may not cross it).
@@ -291,19 +280,6 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
       row_pointers<F>(p.parts[part], p.k, local, w.row_ptr[r], w.scale_ptr[r]);
       if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
     }
-  }
-}
-
-// The second trip's weight chunk of each row (LANEC_GEMV_AHEAD_PRELOAD),
-// where the lane has one: constants, so it may load before the wait.
-template <WeightFormat F, int RowsPerWarp, bool Swiglu>
-__device__ __forceinline__ void load_second(WarpRows<F, RowsPerWarp, Swiglu>& w) {
-  constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
-  const int c = w.c0 + kWarpSize * w.split;
-  if (c >= w.n_chunks) return;
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    if (w.part_of[r] >= 0) w.second[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
   }
 }
 
@@ -362,7 +338,7 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
     WChunk w1[kRows];
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      if (part_of[r] >= 0) w1[r] = LANEC_GEMV_AHEAD_PRELOAD ? w.second[r] : load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
+      if (part_of[r] >= 0) w1[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
     }
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -461,7 +437,6 @@ __device__ __forceinline__ void gemv_body(const GemvParams& p) {
 #if LANEC_GEMV_PRELOAD
   // Weights only (constants): the first chunk of each row loads before the wait.
   gemv_detail::resolve_rows(p, rows);
-  if constexpr (Ahead && LANEC_GEMV_AHEAD_PRELOAD) gemv_detail::load_second(rows);
   pdl_wait();  // before any access to what earlier launches write (see common.cuh)
 #else
   pdl_wait();
