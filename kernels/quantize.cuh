@@ -62,6 +62,7 @@ constexpr int kQuantizeThreads = 256;
 
 template <bool SwigluInput>
 __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __grid_constant__ QuantizeParams p) {
+  pdl_trigger_early<2>();
   pdl_wait();  // before any global memory access (see common.cuh)
   const int lane = threadIdx.x % kWarpSize;
   const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;

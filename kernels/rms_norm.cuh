@@ -60,6 +60,7 @@ __device__ __forceinline__ bool rms_norm_writes(int j) { return gridDim.x == 1 |
 
 template <bool AddResidual, bool Quantize, int PerThread>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
+  pdl_trigger_early<1>();
   __shared__ float scratch[kWarpSize];
   float w[PerThread];
 #if !LANEC_NORM_PRELOAD

@@ -117,6 +117,7 @@ __device__ __forceinline__ void rope_cos_sin(double pos, double inv_freq, float*
 
 template <RopeMode Mode, CachePrecision C>
 __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __grid_constant__ RopeParams p) {
+  pdl_trigger_early<4>();
 #if !LANEC_ROPE_PRELOAD
   pdl_wait();
 #endif
