@@ -504,7 +504,7 @@ class ProgramEmitter {
     if (buf(q8).form == BufferForm::q8x2) out_ << "    p.out_lo = " << ptr(q8) << ".lo;\n";
   }
 
-  void emit(const Launch&, const RmsNormLaunch& r) {
+  void emit(const Launch& l, const RmsNormLaunch& r) {
     auto& o = out_;
     const bool add = !r.residual.empty();
     const bool quant = !r.out_q8.empty();
@@ -519,16 +519,17 @@ class ProgramEmitter {
     if (quant) int8_outputs(r.out_q8);
     o << "    p.eps = " << float_literal(r.eps) << ";\n";
     o << "    p.n = " << r.n << ";\n";
-    launch_call(std::string("launch_rms_norm<") + (add ? "true" : "false") + ", " + (quant ? "true" : "false") + ">");
+    launch_call(std::string("launch_rms_norm<") + (add ? "true" : "false") + ", " + (quant ? "true" : "false") +
+                (l.early_trigger ? ", true" : "") + ">");
   }
 
-  void emit(const Launch&, const QuantizeLaunch& q) {
+  void emit(const Launch& l, const QuantizeLaunch& q) {
     auto& o = out_;
     o << "    QuantizeParams p{};\n";
     o << "    p.x = " << f32_ptr(q.x) << ";\n";
     int8_outputs(q.out_q8);
     o << "    p.n = " << q.n << ";\n";
-    launch_call("launch_quantize_q8");
+    launch_call(l.early_trigger ? "launch_quantize_q8<false, true>" : "launch_quantize_q8");
   }
 
   void emit(const Launch& l, const GemvLaunch& g) {
@@ -614,8 +615,12 @@ class ProgramEmitter {
       o << "    p.n_v_head = " << r.n_v_head << ";\n";
     }
     if (r.n_ctx > 0) o << "    p.n_ctx = " << r.n_ctx << ";\n";
-    launch_call(std::string("launch_rope<") + (r.neox ? "RopeMode::neox" : "RopeMode::norm") +
-                (cache_type.empty() ? "" : ", " + cache_type) + ">");
+    // early_trigger: the third template argument, after the cache precision.
+    const std::string cache_arg = !cache_type.empty() ? ", " + cache_type
+                                  : l.early_trigger   ? std::string(", CachePrecision::f32")
+                                                      : std::string();
+    launch_call(std::string("launch_rope<") + (r.neox ? "RopeMode::neox" : "RopeMode::norm") + cache_arg +
+                (l.early_trigger ? ", true" : "") + ">");
   }
 
   void emit(const Launch& l, const KvWriteLaunch& k) {
@@ -694,7 +699,7 @@ class ProgramEmitter {
       o << "    p.out = " << f32_ptr(e.out) << ";\n";
       int8_outputs(e.out_q8);
       o << "    p.n = " << e.n << ";\n";
-      launch_call("launch_quantize_q8<true>");
+      launch_call(l.early_trigger ? "launch_quantize_q8<true, true>" : "launch_quantize_q8<true>");
       return;
     }
     o << "    ElementwiseParams p{};\n";

@@ -102,19 +102,17 @@ __device__ __forceinline__ void chain_stamp() {
 __device__ __forceinline__ void chain_stamp() {}
 #endif
 
-// Small launches that let the next launch start before their own wait (a
-// switch to time it; bit 1 rms_norm, 2 quantize, 4 rope): the GEMV after a
-// norm or quantize then preloads its first chunks while the launch before
-// the norm still runs. The next launch may then start before the launch two
-// back has completed, so its pre-wait reads must be older than that.
-#ifndef LANEC_PDL_EARLY_TRIGGER
-#define LANEC_PDL_EARLY_TRIGGER 0
-#endif
-
-template <int Bit>
+// A small launch's early trigger (rule early_trigger; the norm, quantize
+// and rope kernels' EarlyTrigger): it lets the next launch start before its
+// own wait, so the GEMV after a norm or quantize loads its first chunks while
+// the launch before the norm still runs. The next launch may then start
+// before the launch two back has completed: verify_schedule checks what it
+// reads before its wait against that launch too. pdl_wait() triggers again
+// (a no-op the second time).
+template <bool Early>
 __device__ __forceinline__ void pdl_trigger_early() {
 #if LANEC_PDL && LANEC_PDL_TRIGGER && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr ((LANEC_PDL_EARLY_TRIGGER & Bit) != 0) cudaTriggerProgrammaticLaunchCompletion();
+  if constexpr (Early) cudaTriggerProgrammaticLaunchCompletion();
 #endif
 }
 

@@ -60,9 +60,9 @@ struct QuantizeParams {
 // for it under int8 activations).
 constexpr int kQuantizeThreads = 256;
 
-template <bool SwigluInput>
+template <bool SwigluInput, bool EarlyTrigger>
 __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __grid_constant__ QuantizeParams p) {
-  pdl_trigger_early<2>();
+  pdl_trigger_early<EarlyTrigger>();
   pdl_wait();  // before any global memory access (see common.cuh)
   const int lane = threadIdx.x % kWarpSize;
   const int block = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
@@ -76,13 +76,14 @@ __global__ void __launch_bounds__(kQuantizeThreads) quantize_q8_kernel(const __g
   quantize_block_warp(v, p.out_qs, p.out_d, p.out_lo, block, lane);
 }
 
-template <bool SwigluInput = false>
+// EarlyTrigger: rule early_trigger (pdl_trigger_early in common.cuh).
+template <bool SwigluInput = false, bool EarlyTrigger = false>
 cudaError_t launch_quantize_q8(const QuantizeParams& p, cudaStream_t stream) {
   if (p.n <= 0 || p.n % kQ8Block != 0) return invalid_launch();
   if (SwigluInput && p.up == nullptr) return invalid_launch();
   const int blocks = p.n / kQ8Block;
   const int warps_per_cta = kQuantizeThreads / kWarpSize;
-  return launch_kernel(quantize_q8_kernel<SwigluInput>, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)),
+  return launch_kernel(quantize_q8_kernel<SwigluInput, EarlyTrigger>, static_cast<unsigned>(ceil_div(blocks, warps_per_cta)),
                        kQuantizeThreads, 0, stream, p);
 }
 

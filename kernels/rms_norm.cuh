@@ -58,9 +58,9 @@ inline int rms_norm_threads(int n) {
 // thread mapping: one block writes all, or block j writes j).
 __device__ __forceinline__ bool rms_norm_writes(int j) { return gridDim.x == 1 || j == static_cast<int>(blockIdx.x); }
 
-template <bool AddResidual, bool Quantize, int PerThread>
+template <bool AddResidual, bool Quantize, int PerThread, bool EarlyTrigger>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
-  pdl_trigger_early<1>();
+  pdl_trigger_early<EarlyTrigger>();
   __shared__ float scratch[kWarpSize];
   float w[PerThread];
 #if !LANEC_NORM_PRELOAD
@@ -108,11 +108,11 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
 
 namespace rms_norm_detail {
 
-template <bool AddResidual, bool Quantize, int PerThread>
+template <bool AddResidual, bool Quantize, int PerThread, bool EarlyTrigger>
 cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
   const int threads = rms_norm_threads(p.n);
   if (p.n > PerThread * threads) {
-    if constexpr (PerThread < kRmsNormMaxPerThread) return launch<AddResidual, Quantize, 2 * PerThread>(p, stream);
+    if constexpr (PerThread < kRmsNormMaxPerThread) return launch<AddResidual, Quantize, 2 * PerThread, EarlyTrigger>(p, stream);
     return invalid_launch();
   }
   // In place (h_out or out over x or the residual) other blocks would read
@@ -122,12 +122,13 @@ cudaError_t launch(const RmsNormParams& p, cudaStream_t stream) {
   };
   const bool in_place = (AddResidual && over_input(p.h_out)) || over_input(p.out);
   const unsigned blocks = in_place ? 1 : static_cast<unsigned>(ceil_div(p.n, threads));
-  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread>, blocks, threads, 0, stream, p);
+  return launch_kernel(rms_norm_kernel<AddResidual, Quantize, PerThread, EarlyTrigger>, blocks, threads, 0, stream, p);
 }
 
 }  // namespace rms_norm_detail
 
-template <bool AddResidual, bool Quantize>
+// EarlyTrigger: rule early_trigger (pdl_trigger_early in common.cuh).
+template <bool AddResidual, bool Quantize, bool EarlyTrigger = false>
 cudaError_t launch_rms_norm(const RmsNormParams& p, cudaStream_t stream) {
   if (p.n <= 0 || p.n > kRmsNormMaxPerThread * kRmsNormThreads || (Quantize && p.n % kQ8Block != 0))
     return invalid_launch();
@@ -135,7 +136,7 @@ cudaError_t launch_rms_norm(const RmsNormParams& p, cudaStream_t stream) {
   if (Quantize ? (p.out_qs == nullptr || p.out_d == nullptr) : p.out == nullptr) return invalid_launch();
   RmsNormParams q = p;
   q.inv_n = 1.0f / static_cast<float>(p.n);
-  return rms_norm_detail::launch<AddResidual, Quantize, 1>(q, stream);
+  return rms_norm_detail::launch<AddResidual, Quantize, 1, EarlyTrigger>(q, stream);
 }
 
 }  // namespace lanec::kernels

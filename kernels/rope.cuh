@@ -115,9 +115,9 @@ __device__ __forceinline__ void rope_cos_sin(double pos, double inv_freq, float*
   sincosf(static_cast<float>(reduced), sn, cs);
 }
 
-template <RopeMode Mode, CachePrecision C>
+template <RopeMode Mode, CachePrecision C, bool EarlyTrigger>
 __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __grid_constant__ RopeParams p) {
-  pdl_trigger_early<4>();
+  pdl_trigger_early<EarlyTrigger>();
 #if !LANEC_ROPE_PRELOAD
   pdl_wait();
 #endif
@@ -235,7 +235,8 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
 }
 
 // C is the cache precision; it matters only when a part has a cache or v is set.
-template <RopeMode Mode, CachePrecision C = CachePrecision::f32>
+// EarlyTrigger: rule early_trigger (pdl_trigger_early in common.cuh).
+template <RopeMode Mode, CachePrecision C = CachePrecision::f32, bool EarlyTrigger = false>
 cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
   // rope_dims 0 rotates nothing: a per-head norm alone (head_norm_rope held).
   if (p.head_dim <= 0 || p.head_dim % 2 != 0 || p.head_dim > kRopeMaxHeadDim || p.rope_dims < 0 || p.rope_dims % 2 != 0 ||
@@ -258,7 +259,7 @@ cudaError_t launch_rope(const RopeParams& p, cudaStream_t stream) {
   RopeParams q = p;
   q.freq_ratio = rope_freq_ratio(p.theta_base, p.rope_dims);
   q.inv_head_dim = 1.0f / static_cast<float>(p.head_dim);
-  return launch_kernel(rope_kernel<Mode, C>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize,
+  return launch_kernel(rope_kernel<Mode, C, EarlyTrigger>, static_cast<unsigned>(ceil_div(heads, kRopeWarps)), kRopeWarps * kWarpSize,
                        0, stream, q);
 }
 

@@ -587,7 +587,7 @@ std::string print_launch(const Launch& l) {
   for (size_t op : l.ops) ops += (ops.empty() ? "" : ",") + std::to_string(op);
   std::string s = l.name + " " + launch_kind_name(l.kind) + " ops=[" + ops + "]";
   if (!l.rules.empty()) s += " rules=[" + join_names(l.rules) + "]";
-  s += " " + text.s + " reads=[" + join_names(l.reads()) + "] writes=[" + join_names(l.writes()) + "]";
+  s += " " + text.s + (l.early_trigger ? " early_trigger" : "") + " reads=[" + join_names(l.reads()) + "] writes=[" + join_names(l.writes()) + "]";
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "lib/plan/rewrite.h"
 #include "lib/plan/rule_tally.h"
 #include "lib/plan/size.h"
+#include "lib/plan/triggers.h"
 #include "lib/plan/verify_schedule.h"
 #include "rules/registry.h"
 
@@ -104,6 +105,8 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   Schedule& s = result.schedule;
   s.launches = merge_sequences(std::move(sized.launches));
   s.buffers = std::move(sized.buffers);
+  // early_trigger: over the final launch order.
+  if (!held(options, "early_trigger")) choose_early_triggers(s, knobs, tally);
   dump("sequences", [&] { return print_launches(s.launches); });
 
   // schedule: identity, outputs, census.

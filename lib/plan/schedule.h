@@ -196,6 +196,7 @@ struct Launch {
   std::vector<size_t> ops;     // step-graph op indices covered, sorted
   std::vector<std::string> rules;  // rules that shaped this launch, registry order
   LaunchParams params;
+  bool early_trigger = false;  // early_trigger: the next launch may start before this one's wait
 
   // Buffers read / written (by name, in a fixed order, views as themselves).
   std::vector<std::string> reads() const;

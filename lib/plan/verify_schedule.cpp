@@ -2,6 +2,7 @@
 #include "lib/plan/verify_schedule.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <variant>
 
@@ -60,32 +61,53 @@ void check_params(const Launch& l) {
 }
 
 // Attention loads its position and the cache rows of earlier positions
-// before its wait (kernels/attention.cuh, LANEC_ATTN_EARLY), which only the
-// launch just before it may still be writing: that launch must not write the
-// position, and may write the caches only as this step's row (rope's
-// row_write or the cache write, at the same position).
-void check_attention_predecessor(const Schedule& s, const Launch& prev, const Launch& attn) {
+// before its wait (kernels/attention.cuh, LANEC_ATTN_EARLY): a launch still
+// running then must not write the position, and may write the caches only
+// as this step's row (rope's row_write or the cache write, at the same
+// position).
+std::optional<std::string> attention_early_clash(const Schedule& s, const Launch& running, const Launch& attn) {
   const auto& a = std::get<AttentionLaunch>(attn.params);
   auto root = [&](const std::string& name) { return s.storage_of(name).first->name; };
-  std::string row_pos;  // the position at which prev writes a cache row, if it does
-  if (const auto* r = std::get_if<RopeLaunch>(&prev.params)) row_pos = r->pos;
-  if (const auto* w = std::get_if<KvWriteLaunch>(&prev.params)) row_pos = w->pos;
-  for (const std::string& name : prev.writes()) {
+  std::string row_pos;  // the position at which `running` writes a cache row, if it does
+  if (const auto* r = std::get_if<RopeLaunch>(&running.params)) row_pos = r->pos;
+  if (const auto* w = std::get_if<KvWriteLaunch>(&running.params)) row_pos = w->pos;
+  for (const std::string& name : running.writes()) {
     const std::string written = root(name);
-    if (written == root(a.pos)) bad(attn, "follows " + prev.name + ", which writes its position " + a.pos);
+    if (written == root(a.pos)) return running.name + " writes its position " + a.pos;
     if ((written == root(a.k_cache) || written == root(a.v_cache)) && row_pos != a.pos)
-      bad(attn, "follows " + prev.name + ", which writes its cache " + name + " other than at row " + a.pos);
+      return running.name + " writes its cache " + name + " other than at row " + a.pos;
   }
+  return std::nullopt;
 }
 
 // Rope loads its position before its wait (kernels/rope.cuh,
-// LANEC_ROPE_EARLY_POS): the launch just before it must not write it.
-void check_rope_predecessor(const Schedule& s, const Launch& prev, const Launch& rope) {
+// LANEC_ROPE_EARLY_POS): a launch still running then must not write it.
+std::optional<std::string> rope_early_clash(const Schedule& s, const Launch& running, const Launch& rope) {
   const auto& r = std::get<RopeLaunch>(rope.params);
   const std::string pos_root = s.storage_of(r.pos).first->name;
-  for (const std::string& name : prev.writes())
-    if (s.storage_of(name).first->name == pos_root)
-      bad(rope, "follows " + prev.name + ", which writes its position " + r.pos);
+  for (const std::string& name : running.writes())
+    if (s.storage_of(name).first->name == pos_root) return running.name + " writes its position " + r.pos;
+  return std::nullopt;
+}
+
+// Launch i starts once every block of launch i - 1 has triggered: after its
+// wait, or at its start with early_trigger, and then launch i - 2 may still
+// run too (and so on back while the launches trigger early).
+void check_early_reads(const Schedule& s, size_t i) {
+  const Launch& l = s.launches[i];
+  for (size_t j = i; j-- > 0;) {
+    if (auto clash = early_read_clash(s, s.launches[j], l)) bad(l, "may start while " + *clash);
+    if (!s.launches[j].early_trigger) break;
+  }
+}
+
+// early_trigger: the kernels that take it (pdl_trigger_early).
+void check_early_trigger(const Launch& l) {
+  if (!l.early_trigger) return;
+  const bool takes_it = l.kind == LaunchKind::rms_norm || l.kind == LaunchKind::quantize ||
+                        l.kind == LaunchKind::rope ||
+                        (l.kind == LaunchKind::swiglu && !std::get<ElementwiseLaunch>(l.params).out_q8.empty());
+  if (!takes_it) bad(l, "early trigger on a kernel without one");
 }
 
 // gemv_argmax: an argmax's key comes from the one GEMV before it that
@@ -115,6 +137,12 @@ void check_argmax_keys(const Schedule& s) {
 
 }  // namespace
 
+std::optional<std::string> early_read_clash(const Schedule& s, const Launch& running, const Launch& reader) {
+  if (std::holds_alternative<AttentionLaunch>(reader.params)) return attention_early_clash(s, running, reader);
+  if (std::holds_alternative<RopeLaunch>(reader.params)) return rope_early_clash(s, running, reader);
+  return std::nullopt;  // the other kernels read only constants before their wait
+}
+
 void verify_schedule(const Schedule& s) {
   for (size_t i = 1; i < s.buffers.size(); ++i)
     LANEC_ASSERT(s.buffers[i - 1].name < s.buffers[i].name, "schedule buffers not sorted/unique at " + s.buffers[i].name);
@@ -129,8 +157,8 @@ void verify_schedule(const Schedule& s) {
   for (size_t i = 0; i < s.launches.size(); ++i) {
     const Launch& l = s.launches[i];
     check_params(l);
-    if (i > 0 && std::holds_alternative<AttentionLaunch>(l.params)) check_attention_predecessor(s, s.launches[i - 1], l);
-    if (i > 0 && std::holds_alternative<RopeLaunch>(l.params)) check_rope_predecessor(s, s.launches[i - 1], l);
+    check_early_trigger(l);
+    check_early_reads(s, i);
     for (const std::string& name : l.reads()) {
       const Buffer* b = s.find_buffer(name);
       if (!b) bad(l, "reads unknown buffer " + name);

@@ -11,13 +11,24 @@
 //  - the launch just before an attention writes neither its position nor
 //    its caches other than as the row at that position (attention reads
 //    both before its wait); the launch just before a rope does not write
-//    its position (rope reads it before its wait).
+//    its position (rope reads it before its wait); with early triggers
+//    (rule early_trigger), the same of every launch that may still run
+//    when one starts.
 #pragma once
+
+#include <optional>
+#include <string>
 
 #include "lib/plan/schedule.h"
 
 namespace lanec {
 
 void verify_schedule(const Schedule& schedule);
+
+// What `reader` reads before its wait that `running` (a launch that may
+// still run when `reader` starts) writes, as "running writes ..."; nullopt
+// when nothing (kernels other than attention and rope read only constants
+// before their wait).
+std::optional<std::string> early_read_clash(const Schedule& s, const Launch& running, const Launch& reader);
 
 }  // namespace lanec

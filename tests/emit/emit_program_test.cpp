@@ -62,11 +62,11 @@ TEST_CASE("emitted program names every launch, its ops and its rules", "[emit]")
     INFO(l.name);
     CHECK(text.find("{  // " + l.name + ": ") != std::string::npos);
   }
-  CHECK(text.find("[head_norm_rope, row_write, rope_parts]") != std::string::npos);
-  CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16>") != std::string::npos);
+  CHECK(text.find("[head_norm_rope, row_write, rope_parts") != std::string::npos);
+  CHECK(text.find("launch_rope<RopeMode::neox, CachePrecision::f16") != std::string::npos);
   CHECK(text.find("launch_kv_write") == std::string::npos);
   CHECK(text.find("launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>") != std::string::npos);
-  CHECK(text.find("launch_quantize_q8<true>") != std::string::npos);  // the SwiGLU, quantized for the down GEMV
+  CHECK(text.find("launch_quantize_q8<true") != std::string::npos);  // the SwiGLU, quantized for the down GEMV
   CHECK(text.find("launch_attention<32, CachePrecision::f16, ") != std::string::npos);
   CHECK(text.find("{\"blk.1.ffn_down.weight\", 8, 2, {128, 64}, 8704u,") != std::string::npos);
   CHECK(text.find("{\"qwen3.rope.freq_base\", \"1e+06\"}") != std::string::npos);
@@ -81,7 +81,7 @@ TEST_CASE("held rules and knobs show in the header and change the launches", "[e
   CHECK(text.find("// knob file:   rtx4090.yaml\n") != std::string::npos);
   CHECK(text.find("-arch=sm_89") != std::string::npos);
   // The SwiGLU, no longer in the GEMV, is the launch that quantizes it for the down GEMV.
-  CHECK(text.find("launch_quantize_q8<true>") != std::string::npos);
+  CHECK(text.find("launch_quantize_q8<true") != std::string::npos);
   CHECK(text.find("p.up = b.ffn_up_l00;") != std::string::npos);
   CHECK(text.find("launch_quantize_q8(p") == std::string::npos);
   CHECK(text.find("launch_elementwise<ElementwiseOp::swiglu>") == std::string::npos);
@@ -174,6 +174,23 @@ TEST_CASE("a GEMV of two chunks a lane launches the ahead form; held, the plain 
   const std::string held = emit_test::emit_load_ahead_sample({"load_ahead"});
   CHECK(count_of(held, ", true>") == count_of(ahead, ", true>") - 1);
   CHECK(count_of(held, "load_ahead]") == 0);  // in no launch's rules
+}
+
+TEST_CASE("the small launches between one-wave GEMVs trigger early; held, after their wait", "[emit]") {
+  // Qwen3-0.6B's widths, one layer: the rope, the FFN norm, the SwiGLU
+  // quantize and the final norm follow register GEMVs of at most 6,144
+  // warps; the first norm follows the embedding and keeps its late trigger.
+  const std::string early = emit_test::emit_load_ahead_sample();
+  CHECK(count_of(early, "launch_rope<RopeMode::neox, CachePrecision::f16, true>") == 1);
+  CHECK(count_of(early, "launch_rms_norm<true, true, true>") == 2);
+  CHECK(count_of(early, "launch_quantize_q8<true, true>") == 1);
+  CHECK(count_of(early, "launch_rms_norm<false, true>") == 1);
+  CHECK(count_of(early, "early_trigger]") == 4);  // the launches' comments
+  const std::string held = emit_test::emit_load_ahead_sample({"early_trigger"});
+  CHECK(count_of(held, "early_trigger]") == 0);
+  CHECK(count_of(held, "launch_rope<RopeMode::neox, CachePrecision::f16>") == 1);
+  CHECK(count_of(held, "launch_rms_norm<true, true>") == 2);
+  CHECK(count_of(held, "launch_quantize_q8<true>") == 1);
 }
 
 TEST_CASE("the argmax folded into the logits GEMV: one key, a finish launch; held, the full argmax", "[emit]") {

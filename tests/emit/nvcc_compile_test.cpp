@@ -202,10 +202,10 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
                        "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
                        "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8, 1, false>,\n"
                        "  (void*)gemv_ahead_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
-                       "  (void*)quantize_q8_kernel<false>,\n"
-                       "  (void*)quantize_q8_kernel<true>,\n"
-                       "  (void*)rms_norm_kernel<true, true, 1>,\n"
-                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16>,\n"
+                       "  (void*)quantize_q8_kernel<false, false>,\n"
+                       "  (void*)quantize_q8_kernel<true, false>,\n"
+                       "  (void*)rms_norm_kernel<true, true, 1, false>,\n"
+                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16, false>,\n"
                        "};\n";
   const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + cu +
                         " -o " + dir + "/chain.ptx",
@@ -216,9 +216,9 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
   const std::string two_words = ptx_entry(ptx, {"11gemv_kernel", "ActivationE2"});
   const std::string one_word = ptx_entry(ptx, {"11gemv_kernel", "ActivationE1"});
   const std::string ahead = ptx_entry(ptx, {"17gemv_ahead_kernel"});
-  const std::string quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb0E"});
-  const std::string swiglu_quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb1E"});
-  const std::string add_norm = ptx_entry(ptx, {"15rms_norm_kernelILb1ELb1ELi1E"});
+  const std::string quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb0ELb0E"});
+  const std::string swiglu_quantize = ptx_entry(ptx, {"18quantize_q8_kernelILb1ELb0E"});
+  const std::string add_norm = ptx_entry(ptx, {"15rms_norm_kernelILb1ELb1ELi1ELb0E"});
   const std::string rope = ptx_entry(ptx, {"11rope_kernel"});
   for (const std::string* entry : {&two_words, &one_word, &ahead, &quantize, &swiglu_quantize, &add_norm, &rope})
     REQUIRE_FALSE(entry->empty());
@@ -242,5 +242,50 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
     REQUIRE(wait != std::string::npos);
     CHECK(integer_divisions(gemv->substr(0, wait)) >= 1);  // the slice, before the wait
     CHECK(integer_divisions(gemv->substr(wait)) == 0);
+  }
+}
+
+TEST_CASE("the early-trigger kernels let the next launch start before their wait, the others after it",
+          "[.][emit-nvcc]") {
+  // Rule early_trigger (kernels/common.cuh pdl_trigger_early): the trigger
+  // is the kernel's first PDL instruction; without it the wait comes first.
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  const std::string cu = dir + "/trigger.cu";
+  std::ofstream(cu) << "#include \"kernels/lanec_kernels.cuh\"\n"
+                       "using namespace lanec::kernels;\n"
+                       "void* trigger_kernels[] = {\n"
+                       "  (void*)quantize_q8_kernel<true, false>,\n"
+                       "  (void*)quantize_q8_kernel<true, true>,\n"
+                       "  (void*)rms_norm_kernel<true, true, 1, false>,\n"
+                       "  (void*)rms_norm_kernel<true, true, 1, true>,\n"
+                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16, false>,\n"
+                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16, true>,\n"
+                       "};\n";
+  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + cu +
+                        " -o " + dir + "/trigger.ptx",
+                    dir + "/log.txt");
+  INFO(r.output.substr(0, 4000));
+  REQUIRE(r.status == 0);
+  const std::string ptx = lanec::test::read_text(dir + "/trigger.ptx");
+  const auto trigger_first = [](const std::string& entry) {
+    const size_t trigger = entry.find("griddepcontrol.launch_dependents");
+    const size_t wait = entry.find("griddepcontrol.wait");
+    REQUIRE(trigger != std::string::npos);
+    REQUIRE(wait != std::string::npos);
+    return trigger < wait;
+  };
+  for (const char* late : {"18quantize_q8_kernelILb1ELb0E", "15rms_norm_kernelILb1ELb1ELi1ELb0E", "CachePrecisionE1ELb0E"}) {
+    INFO(late);
+    const std::string entry = ptx_entry(ptx, {late});
+    REQUIRE_FALSE(entry.empty());
+    CHECK_FALSE(trigger_first(entry));
+  }
+  for (const char* early : {"18quantize_q8_kernelILb1ELb1E", "15rms_norm_kernelILb1ELb1ELi1ELb1E", "CachePrecisionE1ELb1E"}) {
+    INFO(early);
+    const std::string entry = ptx_entry(ptx, {early});
+    REQUIRE_FALSE(entry.empty());
+    CHECK(trigger_first(entry));
   }
 }

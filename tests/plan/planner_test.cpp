@@ -37,7 +37,7 @@ TEST_CASE("the registry holds all 31 rules in their documented order", "[plan]")
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
       "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights", "row_loop",
-      "load_ahead", "gemv_argmax", "rope_parts", "gemv_parts", "sequences"};
+      "load_ahead", "gemv_argmax", "rope_parts", "gemv_parts", "early_trigger", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
 }
@@ -547,6 +547,66 @@ TEST_CASE("load_ahead runs Qwen3-0.6B's Q/K/V and down GEMVs, no other", "[plan]
   }
 }
 
+// The launches early_trigger fired for, by name.
+std::vector<std::string> early_launches(const Schedule& s) {
+  std::vector<std::string> names;
+  for (const Launch& l : s.launches) {
+    const bool fired = std::find(l.rules.begin(), l.rules.end(), "early_trigger") != l.rules.end();
+    CHECK(l.early_trigger == fired);
+    if (fired) names.push_back(l.name);
+  }
+  return names;
+}
+
+TEST_CASE("early_trigger: at Qwen3-0.6B's widths every small launch after a GEMV, at 1.7B's the rope only", "[plan]") {
+  const Schedule s06 = plan_06b_widths();
+  const std::vector<std::string> expected06 = {"rope_q_l00", "rms_norm_ffn_norm_l00", "swiglu_ffn_act_l00",
+                                               "rms_norm_result_norm"};
+  CHECK(early_launches(s06) == expected06);  // the first norm follows the embedding
+  CHECK(rule_count(s06, "early_trigger").fired == 4);
+  CHECK(early_launches(plan_06b_widths({"early_trigger"})).empty());
+
+  PlanOptions options;
+  const Schedule s17 = plan_graph(test::decoder_graph(test::decoder_dims(2048, 16, 6144, 1, 151936)),
+                                  test::test_knobs("f16", "two-pass-int8"), options)
+                           .schedule;
+  CHECK(early_launches(s17) == std::vector<std::string>{"rope_q_l00"});
+}
+
+TEST_CASE("verify_schedule checks what a launch reads before its wait against every launch still running", "[plan]") {
+  auto model = test::tiny_model("qwen3-tiny");
+  const Schedule s = plan_graph(model->graph, test::test_knobs("f16", "int8"), {}).schedule;
+  verify_schedule(s);
+  const auto at = static_cast<size_t>(std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& l) {
+                                        return std::holds_alternative<AttentionLaunch>(l.params);
+                                      }) - s.launches.begin());
+  REQUIRE(at < s.launches.size());
+  REQUIRE(std::holds_alternative<RopeLaunch>(s.launches[at - 1].params));
+  REQUIRE(s.launches[at - 1].early_trigger);
+  const auto& attn = std::get<AttentionLaunch>(s.launches[at].params);
+  // A second rope before it writes its cache rows at another row: with the
+  // rope just before the attention triggering early, the second one may
+  // still run when the attention reads the earlier rows.
+  Launch again = s.launches[at - 1];
+  again.name = "rope_again";
+  again.early_trigger = false;
+  std::get<RopeLaunch>(again.params).pos = s.token_param();
+  Schedule two_back = s;
+  two_back.launches.insert(two_back.launches.begin() + static_cast<std::ptrdiff_t>(at - 1), again);
+  CHECK_THROWS_WITH(verify_schedule(two_back), Catch::Contains("may start while rope_again writes its cache"));
+  two_back.launches[at].early_trigger = false;  // the trigger after the wait: only the rope just before runs
+  verify_schedule(two_back);
+  CHECK(attn.pos != s.token_param());
+  // The kernels without an early form refuse it.
+  Schedule gemv_early = s;
+  for (Launch& l : gemv_early.launches)
+    if (std::holds_alternative<GemvLaunch>(l.params)) {
+      l.early_trigger = true;
+      break;
+    }
+  CHECK_THROWS_WITH(verify_schedule(gemv_early), Catch::Contains("early trigger on a kernel without one"));
+}
+
 TEST_CASE("row_loop runs Qwen3-0.6B's logits GEMV and declines 8B's", "[plan]") {
   const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
   Schedule s = plan_06b_widths();
@@ -705,7 +765,7 @@ TEST_CASE("the launch before attention writes its caches only at the step's row 
     });
     std::get<ArgmaxLaunch>(advance.params).logits = attn.q;  // an input written by then
     position.launches.insert(position.launches.begin() + static_cast<std::ptrdiff_t>(at), advance);
-    CHECK_THROWS_WITH(verify_schedule(position), Catch::Contains("which writes its position " + attn.pos));
+    CHECK_THROWS_WITH(verify_schedule(position), Catch::Contains("writes its position " + attn.pos));
   }
 }
 
@@ -723,7 +783,7 @@ TEST_CASE("the launch before a rope never writes its position", "[plan]") {
   std::get<ArgmaxLaunch>(advance.params).logits = r.parts.front().x;  // an input written by then
   Schedule position = s;
   position.launches.insert(position.launches.begin() + (rope - s.launches.begin()), advance);
-  CHECK_THROWS_WITH(verify_schedule(position), Catch::Contains("which writes its position " + r.pos));
+  CHECK_THROWS_WITH(verify_schedule(position), Catch::Contains("writes its position " + r.pos));
 }
 
 }  // namespace

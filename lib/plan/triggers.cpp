@@ -1,0 +1,69 @@
+// Early triggers over the final launch order (triggers.h).
+#include "lib/plan/triggers.h"
+
+#include <string>
+#include <variant>
+
+#include "lib/plan/size.h"
+#include "lib/plan/verify_schedule.h"
+#include "rules/early_trigger.h"
+
+namespace lanec {
+namespace {
+
+// Warps of a GEMV launch's grid on the register kernel (the row loop's grid
+// is sized to fill the chip).
+int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
+  if (g.row_loop_chunks > 0) return warp_slots;
+  int64_t rows = 0;
+  for (const GemvPart& part : g.parts) rows += part.rows;
+  if (g.swiglu) rows = g.parts.front().rows;
+  return (rows + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
+}
+
+// What launch i + 1 reads before its wait that a launch still running when
+// it starts writes, if launch i triggers early: launch i - 1, and the ones
+// before it while they trigger early too.
+std::optional<std::string> next_reads_early(const Schedule& s, size_t i) {
+  const Launch& next = s.launches[i + 1];
+  for (size_t j = i; j-- > 0;) {
+    if (auto clash = early_read_clash(s, s.launches[j], next)) return clash;
+    if (!s.launches[j].early_trigger) break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
+  const int64_t slots = static_cast<int64_t>(knobs.chip.sms) * resident_warps_per_sm(knobs.arch_number());
+  for (size_t i = 0; i < s.launches.size(); ++i) {
+    Launch& l = s.launches[i];
+    const auto* e = std::get_if<ElementwiseLaunch>(&l.params);
+    const std::string kind = launch_kind_name(l.kind);
+    if (!early_trigger_candidate(kind, e != nullptr && !e->out_q8.empty())) continue;
+    EarlyTriggerQuery q;
+    q.kind = kind;
+    q.warp_slots = slots;
+    q.has_next = i + 1 < s.launches.size();
+    if (q.has_next) q.next_reads_early = next_reads_early(s, i);
+    if (i > 0) {
+      const Launch& prev = s.launches[i - 1];
+      if (const auto* g = std::get_if<GemvLaunch>(&prev.params); g != nullptr && !g->staged) {
+        q.prev_is_gemv = true;
+        q.prev_name = prev.name;
+        q.prev_warps = gemv_warps(*g, slots);
+      }
+    }
+    const EarlyTriggerChoice choice = choose_early_trigger(q);
+    if (choice.declined) {
+      tally.declined("early_trigger", l.name, *choice.declined);
+      continue;
+    }
+    tally.fired("early_trigger", l.name, l.ops);
+    l.rules.push_back("early_trigger");
+    l.early_trigger = true;
+  }
+}
+
+}  // namespace lanec

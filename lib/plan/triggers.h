@@ -1,0 +1,15 @@
+// The launch-stage rule over the final launch order (rules/early_trigger.h):
+// which small launches let the next launch start before their wait.
+#pragma once
+
+#include "lib/knobs/knobs.h"
+#include "lib/plan/rule_tally.h"
+#include "lib/plan/schedule.h"
+
+namespace lanec {
+
+// Marks Launch::early_trigger on the norm, quantize and rope launches the
+// rule fires for, in launch order, and tallies each verdict.
+void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally);
+
+}  // namespace lanec

@@ -1,0 +1,76 @@
+// early_trigger: which small launches let the next launch start before
+// their wait (the conditions of rules/early_trigger.h).
+#include <catch2/catch.hpp>
+
+#include "rules/early_trigger.h"
+
+using namespace lanec;
+
+namespace {
+
+// A small launch of `kind` after a register GEMV of `prev_warps` warps on
+// the H200 (132 SMs of 64 warps: 8,448 slots), with a next launch.
+EarlyTriggerQuery after_gemv(const std::string& kind, int64_t prev_warps) {
+  EarlyTriggerQuery q;
+  q.kind = kind;
+  q.has_next = true;
+  q.prev_is_gemv = true;
+  q.prev_name = "gemv_before";
+  q.prev_warps = prev_warps;
+  q.warp_slots = 132 * 64;
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("early_trigger matches norms, quantizes, int8 SwiGLUs and ropes only", "[rules]") {
+  CHECK(early_trigger_candidate("rms_norm", false));
+  CHECK(early_trigger_candidate("quantize", true));
+  CHECK(early_trigger_candidate("swiglu", true));
+  CHECK_FALSE(early_trigger_candidate("swiglu", false));  // the elementwise kernel has no early form
+  CHECK(early_trigger_candidate("rope", false));
+  for (const char* kind : {"gemv", "attention", "embed", "argmax", "kv_write", "add"})
+    CHECK_FALSE(early_trigger_candidate(kind, false));
+}
+
+TEST_CASE("early_trigger fires after Qwen3-0.6B's GEMVs, declines after 1.7B's", "[rules]") {
+  for (int64_t warps : {4096, 6144, 7392}) {  // 0.6B's down and O, its gate/up, exactly 7/8 of the slots
+    CHECK(choose_early_trigger(after_gemv("rms_norm", warps)).early);
+    CHECK(choose_early_trigger(after_gemv("swiglu", warps)).early);
+  }
+  for (int64_t warps : {7393, 8192, 12288}) {  // past 7/8; 1.7B's down, its gate/up
+    const EarlyTriggerChoice c = choose_early_trigger(after_gemv("rms_norm", warps));
+    CHECK_FALSE(c.early);
+    REQUIRE(c.declined);
+    CHECK(c.declined->find("gemv_before's " + std::to_string(warps) + " warps leave less than 1/8") != std::string::npos);
+  }
+}
+
+TEST_CASE("early_trigger: a rope fires whatever its GEMV's grid", "[rules]") {
+  CHECK(choose_early_trigger(after_gemv("rope", 8192)).early);
+  EarlyTriggerQuery q = after_gemv("rope", 0);
+  q.prev_is_gemv = false;
+  CHECK(choose_early_trigger(q).early);
+}
+
+TEST_CASE("early_trigger declines after a launch that is no register GEMV, at the step's end, and where the next "
+          "launch would read early what the launch before writes",
+          "[rules]") {
+  EarlyTriggerQuery q = after_gemv("rms_norm", 4096);
+  q.prev_is_gemv = false;  // the embedding, a staged GEMV
+  EarlyTriggerChoice c = choose_early_trigger(q);
+  CHECK_FALSE(c.early);
+  CHECK(c.declined->find("not a register-kernel GEMV") != std::string::npos);
+
+  q = after_gemv("rope", 4096);
+  q.has_next = false;
+  c = choose_early_trigger(q);
+  CHECK_FALSE(c.early);
+  CHECK(c.declined->find("the last launch") != std::string::npos);
+
+  q = after_gemv("rope", 4096);
+  q.next_reads_early = "gemv_before writes its position pos";
+  c = choose_early_trigger(q);
+  CHECK_FALSE(c.early);
+  CHECK(c.declined->find("(gemv_before writes its position pos)") != std::string::npos);
+}
