@@ -108,12 +108,14 @@ static_assert(kAttnLoads >= 0 && kAttnLoads <= 2, "LANEC_ATTN_LOADS is 0, 1 or 2
 // were written before the launch before this one began: the previous step's
 // argmax (or the host) sets the position, a step writes only row *pos (rope
 // or the cache write, the launch just before), and a launch starts only once
-// every block of the one before it has passed its own wait. So those loads
+// every block of the one before it has triggered (after its wait, or at its
+// start with early_trigger, when the launch two back may still run). So those loads
 // overlap the previous launch, and row *pos loads after the wait. At short
 // contexts that is all of a split's rows. Measured against loading after the
 // wait: +3.9 % on Qwen3-0.6B, +1.2 % on 8B, +1.9 % on 0.6B at 4k context
-// (docs/performance.md). The callers' contract: the launch just before
-// attention writes neither the position nor any cache row but row *pos.
+// (docs/performance.md). The callers' contract (verify_schedule's
+// early_read_clash): no launch that may still run when attention starts
+// writes the position or any cache row but row *pos.
 // Left to itself, ptxas puts the CUDA-core key loop's row loads (the
 // short-context kernels) after the wait; pin_before_wait keeps them before
 // it (bench/wait_sass.sh shows it; +0.1-0.4 %, docs/performance.md). The

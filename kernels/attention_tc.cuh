@@ -253,7 +253,7 @@ __device__ __forceinline__ void attn_tc_pipelined_tail(AttnTcState<HeadDim>& st,
 
 // One warp's share of keys [t0, t1) of a split: the 16-key tile at t0 + 16
 // warp, loaded before pdl_wait() where Early (every row but row pos, written
-// by the launch just before), then 8-key tiles from t0 + 64 + 8 warp on,
+// by the launches that may still run), then 8-key tiles from t0 + 64 + 8 warp on,
 // every 8 kAttnWarps keys (their rows and the accumulators fit the registers
 // of 4 blocks an SM where two 16-key tiles' would not). Leaves m, l and acc
 // of every head in sm_ml / sm_acc.

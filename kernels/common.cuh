@@ -73,7 +73,8 @@ inline bool overlaps(const float* a, const float* b, int n) { return a != nullpt
 // tok/s on Qwen3-0.6B, bench/variants.sh). The wait always means full
 // completion of the previous grid (the trigger only allows an early launch),
 // so ordering is the same as plain launches. Triggering after the wait keeps
-// at most one grid waiting behind the running one. A no-op below sm_90, with
+// at most one grid waiting behind the running one (a kernel that triggers
+// early, pdl_trigger_early below, lets one more start). A no-op below sm_90, with
 // PDL off, or for a plain launch; -DLANEC_PDL_TRIGGER=0 keeps the wait only.
 // ---- chain stamps (-DLANEC_CHAIN_STAMPS; --profile's in-graph table) ------------
 // Where a replayed step's time goes, launch by launch, in the chain itself

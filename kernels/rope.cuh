@@ -77,10 +77,11 @@ constexpr int kRopeWarps = 4;
 // pdl_wait() (with LANEC_ROPE_PRELOAD). The position is written by the
 // previous step's argmax (or the host, before the replay), two or more
 // launches back: a launch starts only once every block of the one before it
-// has passed its own wait, so by then the launch two back has completed
+// has triggered, after its wait (or at its start with early_trigger), so by
+// then the launch two back has completed unless that one triggered early
 // (attention.cuh's LANEC_ATTN_EARLY rests on the same order). The callers'
-// contract, which verify_schedule checks: the launch just before a rope does
-// not write its position.
+// contract, which verify_schedule checks (early_read_clash): no launch that
+// may still run when a rope starts writes its position.
 #ifndef LANEC_ROPE_EARLY_POS
 #define LANEC_ROPE_EARLY_POS 1
 #endif

@@ -10,9 +10,12 @@ bool early_trigger_candidate(const std::string& kind, bool writes_int8) {
 
 EarlyTriggerChoice choose_early_trigger(const EarlyTriggerQuery& q) {
   auto decline = [](std::string why) { return EarlyTriggerChoice{false, std::move(why)}; };
+  if (q.arch_number < 90)
+    return decline("sm_" + std::to_string(q.arch_number) + " has no programmatic dependent launch to trigger");
   if (!q.has_next) return decline("the last launch of the step: nothing follows it");
-  if (q.next_reads_early) return decline("the next launch reads before its wait what the launch before writes (" +
-                                         *q.next_reads_early + ")");
+  if (q.next_reads_early)
+    return decline("the next launch reads before its wait what a launch still running writes (" +
+                   *q.next_reads_early + ")");
   if (q.kind == "rope") return {true, std::nullopt};
   if (!q.prev_is_gemv) return decline("the launch before is not a register-kernel GEMV (measured between GEMVs only)");
   if (q.prev_warps * kEarlyTriggerFreeShare > q.warp_slots * (kEarlyTriggerFreeShare - 1))

@@ -13,7 +13,8 @@
 // every launch that may still run) and, for a norm or a quantize, where the
 // launch before it is a GEMV whose warps leave at least an eighth of the
 // SMs' warp slots free (room for the next GEMV's early blocks); a rope fires
-// whatever its GEMV's grid. Measured on an H100 (docs/performance.md,
+// whatever launch comes before it. Below sm_90 there is no programmatic
+// launch to trigger: it declines. Measured on an H100 (docs/performance.md,
 // h100-2026-12-06c): Qwen3-0.6B (every GEMV at most 6,144 warps) +1.9 % a
 // token with all three kinds, +1.05 % with norms and quantizes; Qwen3-1.7B
 // (its GEMVs 8,192 warps or more) -2.4 % with its norms, -0.2 % with its
@@ -38,6 +39,7 @@ constexpr int64_t kEarlyTriggerFreeShare = 8;
 // One small launch as the rule sees it, with its neighbours in launch order.
 struct EarlyTriggerQuery {
   std::string kind;               // launch kind name: rms_norm, quantize, swiglu or rope
+  int arch_number = 90;           // the knob file's architecture (89 for sm_89)
   bool has_next = false;          // a launch follows it in the step
   std::optional<std::string> next_reads_early;  // what the next launch reads before its wait that the launch before writes
   bool prev_is_gemv = false;      // the launch before is a GEMV on the register kernel (not staged)

@@ -267,7 +267,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 31 rules
+  std::vector<RuleCount> rules;              // registry order, all 32 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

@@ -44,6 +44,7 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
     if (!early_trigger_candidate(kind, e != nullptr && !e->out_q8.empty())) continue;
     EarlyTriggerQuery q;
     q.kind = kind;
+    q.arch_number = knobs.arch_number();
     q.warp_slots = slots;
     q.has_next = i + 1 < s.launches.size();
     if (q.has_next) q.next_reads_early = next_reads_early(s, i);

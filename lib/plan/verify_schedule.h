@@ -13,7 +13,8 @@
 //    both before its wait); the launch just before a rope does not write
 //    its position (rope reads it before its wait); with early triggers
 //    (rule early_trigger), the same of every launch that may still run
-//    when one starts.
+//    when one starts; only norm, quantize, int8 SwiGLU and rope launches
+//    trigger early (their kernels have the form).
 #pragma once
 
 #include <optional>

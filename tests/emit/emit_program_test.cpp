@@ -191,6 +191,10 @@ TEST_CASE("the small launches between one-wave GEMVs trigger early; held, after 
   CHECK(count_of(held, "launch_rope<RopeMode::neox, CachePrecision::f16>") == 1);
   CHECK(count_of(held, "launch_rms_norm<true, true>") == 2);
   CHECK(count_of(held, "launch_quantize_q8<true>") == 1);
+  // Without row_write the rope stores no cache rows: its early form still
+  // names the (unused) cache precision before the trigger.
+  const std::string no_rows = emit_test::emit_load_ahead_sample({"row_write"});
+  CHECK(count_of(no_rows, "launch_rope<RopeMode::neox, CachePrecision::f32, true>") == 1);
 }
 
 TEST_CASE("the argmax folded into the logits GEMV: one key, a finish launch; held, the full argmax", "[emit]") {

@@ -103,6 +103,13 @@ TEST_CASE("a program with an ahead GEMV compiles with nvcc for sm_80 and sm_90, 
   check_compiles("qwen3-0.6b-1l__load_ahead", code);
 }
 
+TEST_CASE("a program with a cache-less early rope compiles with nvcc for sm_80 and sm_90, warning-free",
+          "[.][emit-nvcc]") {
+  const std::string code = emit_test::emit_load_ahead_sample({"row_write"});
+  REQUIRE(code.find("launch_rope<RopeMode::neox, CachePrecision::f32, true>") != std::string::npos);
+  check_compiles("qwen3-0.6b-1l__early_rope_no_rows", code);
+}
+
 TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   check_compiles("qwen3-tiny__one_word", emit_test::emit_one_word_sample("qwen3-tiny"));
 }

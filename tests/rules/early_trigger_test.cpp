@@ -46,7 +46,7 @@ TEST_CASE("early_trigger fires after Qwen3-0.6B's GEMVs, declines after 1.7B's",
   }
 }
 
-TEST_CASE("early_trigger: a rope fires whatever its GEMV's grid", "[rules]") {
+TEST_CASE("early_trigger: a rope fires whatever launch comes before it", "[rules]") {
   CHECK(choose_early_trigger(after_gemv("rope", 8192)).early);
   EarlyTriggerQuery q = after_gemv("rope", 0);
   q.prev_is_gemv = false;
@@ -67,6 +67,12 @@ TEST_CASE("early_trigger declines after a launch that is no register GEMV, at th
   c = choose_early_trigger(q);
   CHECK_FALSE(c.early);
   CHECK(c.declined->find("the last launch") != std::string::npos);
+
+  q = after_gemv("rope", 4096);
+  q.arch_number = 89;  // no programmatic launch below sm_90
+  c = choose_early_trigger(q);
+  CHECK_FALSE(c.early);
+  CHECK(c.declined->find("sm_89 has no programmatic dependent launch") != std::string::npos);
 
   q = after_gemv("rope", 4096);
   q.next_reads_early = "gemv_before writes its position pos";

@@ -227,23 +227,23 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 2
-    {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 3
+    {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
     {"attention_attn_l00", "attention", "op 9", 0u, 4812u, 128u},  // 4
     {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 392u, 0u},  // 5
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm, early_trigger)", 256u, 904u, 0u},  // 6
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 904u, 0u},  // 6
     {"gemv_ffn_gate_l00", "gemv", "ops 13-14 (gemv_parts)", 17408u, 1160u, 0u},  // 7
-    {"swiglu_ffn_act_l00", "swiglu", "op 15 (early_trigger)", 0u, 1296u, 0u},  // 8
+    {"swiglu_ffn_act_l00", "swiglu", "op 15", 0u, 1296u, 0u},  // 8
     {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 528u, 0u},  // 9
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm, early_trigger)", 256u, 904u, 0u},  // 10
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 904u, 0u},  // 10
     {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 11
-    {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 12
+    {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts)", 0u, 900u, 0u},  // 12
     {"attention_attn_l01", "attention", "op 26", 0u, 4812u, 128u},  // 13
     {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 392u, 0u},  // 14
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm, early_trigger)", 256u, 904u, 0u},  // 15
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 904u, 0u},  // 15
     {"gemv_ffn_gate_l01", "gemv", "ops 30-31 (gemv_parts)", 17408u, 1160u, 0u},  // 16
-    {"swiglu_ffn_act_l01", "swiglu", "op 32 (early_trigger)", 0u, 1296u, 0u},  // 17
+    {"swiglu_ffn_act_l01", "swiglu", "op 32", 0u, 1296u, 0u},  // 17
     {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 528u, 0u},  // 18
-    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm, early_trigger)", 256u, 904u, 0u},  // 19
+    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm)", 256u, 904u, 0u},  // 19
     {"gemv_logits", "gemv", "op 36", 34816u, 2184u, 0u},  // 20
     {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 21
 };
@@ -294,7 +294,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 2);
-  {  // rope_q_l00: #5 rope q_rope_l00, #6 rope k_rope_l00, #7 kv_write cache_k_l00, #8 kv_write cache_v_l00  [row_write, rope_parts, early_trigger]
+  {  // rope_q_l00: #5 rope q_rope_l00, #6 rope k_rope_l00, #7 kv_write cache_k_l00, #8 kv_write cache_v_l00  [row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, nullptr, 2, nullptr, false};
     p.parts[1] = {b.k_l00, nullptr, 1, b.cache_k_l00, true};  // rotated rows go only to the cache: no one reads k_l00 again
@@ -308,7 +308,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.v_cache = b.cache_v_l00;
     p.n_v_head = 1;
     p.n_ctx = 256;
-    LANEC_CUDA_CHECK((launch_rope<RopeMode::norm, CachePrecision::f16, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::norm, CachePrecision::f16>(p, stream)));
   }
   if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #9 attention attn_l00  [no rule]
@@ -348,7 +348,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // rms_norm_ffn_norm_l00: #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm, early_trigger]
+  {  // rms_norm_ffn_norm_l00: #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
     p.residual = b.attn_out_l00;
@@ -360,7 +360,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l00_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #13 matmul ffn_gate_l00, #14 matmul ffn_up_l00  [gemv_parts]
@@ -376,7 +376,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 7);
-  {  // swiglu_ffn_act_l00: #15 swiglu ffn_act_l00  [early_trigger]
+  {  // swiglu_ffn_act_l00: #15 swiglu ffn_act_l00  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_gate_l00;
     p.up = b.ffn_up_l00;
@@ -385,7 +385,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_d = b.ffn_act_l00_q8.d;
     p.out_lo = b.ffn_act_l00_q8.lo;
     p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
   if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_out_l00: #16 matmul ffn_out_l00  [no rule]
@@ -401,7 +401,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
   }
   if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm, early_trigger]
+  {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.attn_res_l00;
     p.residual = b.ffn_out_l00;
@@ -413,7 +413,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.attn_norm_l01_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
@@ -430,7 +430,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 11);
-  {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01, #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write, rope_parts, early_trigger]
+  {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01, #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2, nullptr, false};
     p.parts[1] = {b.k_l01, nullptr, 1, b.cache_k_l01, true};  // rotated rows go only to the cache: no one reads k_l01 again
@@ -444,7 +444,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.v_cache = b.cache_v_l01;
     p.n_v_head = 1;
     p.n_ctx = 256;
-    LANEC_CUDA_CHECK((launch_rope<RopeMode::norm, CachePrecision::f16, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::norm, CachePrecision::f16>(p, stream)));
   }
   if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #26 attention attn_l01  [no rule]
@@ -484,7 +484,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 14);
-  {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm, early_trigger]
+  {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
     p.residual = b.attn_out_l01;
@@ -496,7 +496,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l01_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01  [gemv_parts]
@@ -512,7 +512,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 16);
-  {  // swiglu_ffn_act_l01: #32 swiglu ffn_act_l01  [early_trigger]
+  {  // swiglu_ffn_act_l01: #32 swiglu ffn_act_l01  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_gate_l01;
     p.up = b.ffn_up_l01;
@@ -521,7 +521,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_d = b.ffn_act_l01_q8.d;
     p.out_lo = b.ffn_act_l01_q8.lo;
     p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
   if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_out_l01: #33 matmul ffn_out_l01  [no rule]
@@ -537,7 +537,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
   }
   if (prof) prof->mark(stream, 18);
   // ---- output
-  {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm, early_trigger]
+  {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
     p.x = b.attn_res_l01;
     p.residual = b.ffn_out_l01;
@@ -549,7 +549,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.result_norm_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #36 matmul logits  [no rule]

@@ -239,23 +239,23 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
     {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 2
-    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts, early_trigger)", 256u, 1796u, 0u},  // 3
+    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
     {"attention_attn_l00", "attention", "op 11", 0u, 9620u, 256u},  // 4
     {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 5
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm, early_trigger)", 256u, 904u, 0u},  // 6
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 6
     {"gemv_ffn_gate_l00", "gemv", "ops 15-16 (gemv_parts)", 17408u, 1160u, 0u},  // 7
-    {"swiglu_ffn_act_l00", "swiglu", "op 17 (early_trigger)", 0u, 1296u, 0u},  // 8
+    {"swiglu_ffn_act_l00", "swiglu", "op 17", 0u, 1296u, 0u},  // 8
     {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 9
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm, early_trigger)", 256u, 904u, 0u},  // 10
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 10
     {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 11
-    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts, early_trigger)", 256u, 1796u, 0u},  // 12
+    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 12
     {"attention_attn_l01", "attention", "op 30", 0u, 9620u, 256u},  // 13
     {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 14
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm, early_trigger)", 256u, 904u, 0u},  // 15
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 15
     {"gemv_ffn_gate_l01", "gemv", "ops 34-35 (gemv_parts)", 17408u, 1160u, 0u},  // 16
-    {"swiglu_ffn_act_l01", "swiglu", "op 36 (early_trigger)", 0u, 1296u, 0u},  // 17
+    {"swiglu_ffn_act_l01", "swiglu", "op 36", 0u, 1296u, 0u},  // 17
     {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 18
-    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm, early_trigger)", 256u, 904u, 0u},  // 19
+    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 904u, 0u},  // 19
     {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 20
     {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 21
 };
@@ -306,7 +306,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 2);
-  {  // rope_q_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00, #9 kv_write cache_k_l00, #10 kv_write cache_v_l00  [head_norm_rope, row_write, rope_parts, early_trigger]
+  {  // rope_q_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00, #9 kv_write cache_k_l00, #10 kv_write cache_v_l00  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, w.attn_q_norm_l00, 4, nullptr, false};
     p.parts[1] = {b.k_l00, w.attn_k_norm_l00, 2, b.cache_k_l00, true};  // rotated rows go only to the cache: no one reads k_l00 again
@@ -320,7 +320,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.v_cache = b.cache_v_l00;
     p.n_v_head = 2;
     p.n_ctx = 256;
-    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
   if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #11 attention attn_l00  [no rule]
@@ -360,7 +360,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm, early_trigger]
+  {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
     p.residual = b.attn_out_l00;
@@ -372,7 +372,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l00_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00  [gemv_parts]
@@ -388,7 +388,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 7);
-  {  // swiglu_ffn_act_l00: #17 swiglu ffn_act_l00  [early_trigger]
+  {  // swiglu_ffn_act_l00: #17 swiglu ffn_act_l00  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_gate_l00;
     p.up = b.ffn_up_l00;
@@ -397,7 +397,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_d = b.ffn_act_l00_q8.d;
     p.out_lo = b.ffn_act_l00_q8.lo;
     p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
   if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
@@ -413,7 +413,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
   }
   if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm, early_trigger]
+  {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.attn_res_l00;
     p.residual = b.ffn_out_l00;
@@ -425,7 +425,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.attn_norm_l01_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
@@ -442,7 +442,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 11);
-  {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [head_norm_rope, row_write, rope_parts, early_trigger]
+  {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4, nullptr, false};
     p.parts[1] = {b.k_l01, w.attn_k_norm_l01, 2, b.cache_k_l01, true};  // rotated rows go only to the cache: no one reads k_l01 again
@@ -456,7 +456,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.v_cache = b.cache_v_l01;
     p.n_v_head = 2;
     p.n_ctx = 256;
-    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
   if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #30 attention attn_l01  [no rule]
@@ -496,7 +496,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 14);
-  {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm, early_trigger]
+  {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
     p.residual = b.attn_out_l01;
@@ -508,7 +508,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l01_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01  [gemv_parts]
@@ -524,7 +524,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 16);
-  {  // swiglu_ffn_act_l01: #36 swiglu ffn_act_l01  [early_trigger]
+  {  // swiglu_ffn_act_l01: #36 swiglu ffn_act_l01  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_gate_l01;
     p.up = b.ffn_up_l01;
@@ -533,7 +533,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_d = b.ffn_act_l01_q8.d;
     p.out_lo = b.ffn_act_l01_q8.lo;
     p.n = 128;
-    LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
   if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
@@ -549,7 +549,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
   }
   if (prof) prof->mark(stream, 18);
   // ---- output
-  {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm, early_trigger]
+  {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
     p.x = b.attn_res_l01;
     p.residual = b.ffn_out_l01;
@@ -561,7 +561,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.result_norm_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #40 matmul logits  [no rule]
