@@ -162,13 +162,7 @@ class Sizer {
   // A launch-stage rule's verdict on launch l: counted declined with its
   // reason, or fired (recorded on the launch). True when it fired.
   bool settle(const char* rule, Launch& l, const std::optional<std::string>& declined) {
-    if (declined) {
-      tally_.declined(rule, l.name, *declined);
-      return false;
-    }
-    tally_.fired(rule, l.name, l.ops);
-    l.rules.push_back(rule);
-    return true;
+    return settle_launch_rule(tally_, rule, l, declined);
   }
 
   // staged_weights: the staged kernel's split and rows a warp replace the
@@ -275,9 +269,7 @@ class Sizer {
 
   void choose_parameters(Launch& l) {
     if (auto* p = std::get_if<GemvLaunch>(&l.params)) {
-      int64_t rows = 0;
-      for (const GemvPart& part : p->parts) rows += part.rows;
-      if (p->swiglu) rows = p->parts.front().rows;
+      const int64_t rows = gemv_rows(*p);
       if (rules_.rows_a_warp) {
         RowsAWarpChoice choice = choose_rows_a_warp(rows, p->format, p->numerics == GemvNumerics::f32,
                                                     knobs_.chip.sms);
@@ -514,6 +506,23 @@ int64_t gemv_chunk_elems(GgmlType format) {
     case GgmlType::Q8_0: return 16;
     default: return 8;
   }
+}
+
+int64_t gemv_rows(const GemvLaunch& g) {
+  if (g.swiglu) return g.parts.front().rows;
+  int64_t rows = 0;
+  for (const GemvPart& part : g.parts) rows += part.rows;
+  return rows;
+}
+
+bool settle_launch_rule(RuleTally& tally, const char* rule, Launch& l, const std::optional<std::string>& declined) {
+  if (declined) {
+    tally.declined(rule, l.name, *declined);
+    return false;
+  }
+  tally.fired(rule, l.name, l.ops);
+  l.rules.push_back(rule);
+  return true;
 }
 
 int64_t gemv_chunks_a_lane(GgmlType format, int64_t k, int split_k) {

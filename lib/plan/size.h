@@ -52,6 +52,12 @@ SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& k
 // has the SwiGLU epilogue (two rows a warp).
 int choose_gemv_split_k(int64_t rows, int rows_per_warp, int64_t k, GgmlType format, int sms, int warps_per_sm,
                         bool swiglu = false);
+// Output rows of a GEMV launch as its grid counts them: every part's rows,
+// or a SwiGLU pair's gate rows (gate and up share a warp).
+int64_t gemv_rows(const GemvLaunch& g);
+// A launch-stage rule's verdict on launch l: counted declined with its
+// reason, or fired (tallied and recorded in l.rules). True when it fired.
+bool settle_launch_rule(RuleTally& tally, const char* rule, Launch& l, const std::optional<std::string>& declined);
 // Elements of x one 16-byte chunk of a GEMV weight row covers (kernels/gemv.cuh
 // gemv_chunk_elems): 4 for f32, 16 for Q8_0 (repacked q8_0_split), else 8.
 int64_t gemv_chunk_elems(GgmlType format);

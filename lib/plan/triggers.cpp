@@ -15,10 +15,7 @@ namespace {
 // is sized to fill the chip).
 int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
   if (g.row_loop_chunks > 0) return warp_slots;
-  int64_t rows = 0;
-  for (const GemvPart& part : g.parts) rows += part.rows;
-  if (g.swiglu) rows = g.parts.front().rows;
-  return (rows + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
+  return (gemv_rows(g) + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
 }
 
 // What launch i + 1 reads before its wait that a launch still running when
@@ -35,15 +32,18 @@ std::optional<std::string> next_reads_early(const Schedule& s, size_t i) {
 
 }  // namespace
 
+bool takes_early_trigger(const Launch& l) {
+  const auto* e = std::get_if<ElementwiseLaunch>(&l.params);
+  return early_trigger_candidate(launch_kind_name(l.kind), e != nullptr && !e->out_q8.empty());
+}
+
 void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
   const int64_t slots = static_cast<int64_t>(knobs.chip.sms) * resident_warps_per_sm(knobs.arch_number());
   for (size_t i = 0; i < s.launches.size(); ++i) {
     Launch& l = s.launches[i];
-    const auto* e = std::get_if<ElementwiseLaunch>(&l.params);
-    const std::string kind = launch_kind_name(l.kind);
-    if (!early_trigger_candidate(kind, e != nullptr && !e->out_q8.empty())) continue;
+    if (!takes_early_trigger(l)) continue;
     EarlyTriggerQuery q;
-    q.kind = kind;
+    q.kind = launch_kind_name(l.kind);
     q.arch_number = knobs.arch_number();
     q.warp_slots = slots;
     q.has_next = i + 1 < s.launches.size();
@@ -56,14 +56,7 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
         q.prev_warps = gemv_warps(*g, slots);
       }
     }
-    const EarlyTriggerChoice choice = choose_early_trigger(q);
-    if (choice.declined) {
-      tally.declined("early_trigger", l.name, *choice.declined);
-      continue;
-    }
-    tally.fired("early_trigger", l.name, l.ops);
-    l.rules.push_back("early_trigger");
-    l.early_trigger = true;
+    l.early_trigger = settle_launch_rule(tally, "early_trigger", l, choose_early_trigger(q).declined);
   }
 }
 

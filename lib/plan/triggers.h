@@ -8,6 +8,10 @@
 
 namespace lanec {
 
+// Whether launch l's kernel has the early form (the launches the rule
+// matches: norms, quantizes, int8 SwiGLUs, ropes).
+bool takes_early_trigger(const Launch& l);
+
 // Marks Launch::early_trigger on the norm, quantize and rope launches the
 // rule fires for, in launch order, and tallies each verdict.
 void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally);

@@ -9,6 +9,7 @@
 #include "kernels/limits.h"
 #include "lib/common/error.h"
 #include "lib/plan/size.h"
+#include "lib/plan/triggers.h"
 
 namespace lanec {
 namespace {
@@ -103,11 +104,7 @@ void check_early_reads(const Schedule& s, size_t i) {
 
 // early_trigger: the kernels that take it (pdl_trigger_early).
 void check_early_trigger(const Launch& l) {
-  if (!l.early_trigger) return;
-  const bool takes_it = l.kind == LaunchKind::rms_norm || l.kind == LaunchKind::quantize ||
-                        l.kind == LaunchKind::rope ||
-                        (l.kind == LaunchKind::swiglu && !std::get<ElementwiseLaunch>(l.params).out_q8.empty());
-  if (!takes_it) bad(l, "early trigger on a kernel without one");
+  if (l.early_trigger && !takes_early_trigger(l)) bad(l, "early trigger on a kernel without one");
 }
 
 // gemv_argmax: an argmax's key comes from the one GEMV before it that

@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "emit/emit_program.h"
 #include "tests/emit/emit_samples.h"
@@ -64,6 +65,26 @@ void check_compiles(const std::string& name, const std::string& code) {
   INFO(r.output.substr(0, 4000));
   CHECK(r.status == 0);
   CHECK(r.output.empty());
+}
+
+
+// The sm_90 PTX of these kernel instantiations (each a `(void*)kernel<...>`
+// entry of one array in a fresh translation unit).
+std::string kernels_ptx(const std::vector<std::string>& kernels) {
+  const std::string nvcc = find_nvcc();
+  REQUIRE_FALSE(nvcc.empty());
+  const std::string dir = scratch_dir();
+  std::ofstream cu(dir + "/kernels.cu");
+  cu << "#include \"kernels/lanec_kernels.cuh\"\nusing namespace lanec::kernels;\nvoid* kernels[] = {\n";
+  for (const std::string& k : kernels) cu << "  (void*)" << k << ",\n";
+  cu << "};\n";
+  cu.close();
+  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + dir +
+                        "/kernels.cu -o " + dir + "/kernels.ptx",
+                    dir + "/log.txt");
+  INFO(r.output.substr(0, 4000));
+  REQUIRE(r.status == 0);
+  return lanec::test::read_text(dir + "/kernels.ptx");
 }
 
 }  // namespace
@@ -199,27 +220,15 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
   // h200-2026-12-06 and h100-2026-12-06). The two-word dot sums in int32;
   // a quantizer divides twice per block, for d and its reciprocal, side by
   // side; the norms multiply by the launcher's 1/n; silu's divide is fast.
-  const std::string nvcc = find_nvcc();
-  REQUIRE_FALSE(nvcc.empty());
-  const std::string dir = scratch_dir();
-  const std::string cu = dir + "/chain.cu";
-  std::ofstream(cu) << "#include \"kernels/lanec_kernels.cuh\"\n"
-                       "using namespace lanec::kernels;\n"
-                       "void* chain_kernels[] = {\n"
-                       "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
-                       "  (void*)gemv_kernel<WeightFormat::q8_0_split, Activation::int8, 1, false>,\n"
-                       "  (void*)gemv_ahead_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>,\n"
-                       "  (void*)quantize_q8_kernel<false, false>,\n"
-                       "  (void*)quantize_q8_kernel<true, false>,\n"
-                       "  (void*)rms_norm_kernel<true, true, 1, false>,\n"
-                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16, false>,\n"
-                       "};\n";
-  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + cu +
-                        " -o " + dir + "/chain.ptx",
-                    dir + "/log.txt");
-  INFO(r.output.substr(0, 4000));
-  REQUIRE(r.status == 0);
-  const std::string ptx = lanec::test::read_text(dir + "/chain.ptx");
+  const std::string ptx = kernels_ptx({
+      "gemv_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>",
+      "gemv_kernel<WeightFormat::q8_0_split, Activation::int8, 1, false>",
+      "gemv_ahead_kernel<WeightFormat::q8_0_split, Activation::int8x2, 1, false>",
+      "quantize_q8_kernel<false, false>",
+      "quantize_q8_kernel<true, false>",
+      "rms_norm_kernel<true, true, 1, false>",
+      "rope_kernel<RopeMode::neox, CachePrecision::f16, false>",
+  });
   const std::string two_words = ptx_entry(ptx, {"11gemv_kernel", "ActivationE2"});
   const std::string one_word = ptx_entry(ptx, {"11gemv_kernel", "ActivationE1"});
   const std::string ahead = ptx_entry(ptx, {"17gemv_ahead_kernel"});
@@ -256,26 +265,14 @@ TEST_CASE("the early-trigger kernels let the next launch start before their wait
           "[.][emit-nvcc]") {
   // Rule early_trigger (kernels/common.cuh pdl_trigger_early): the trigger
   // is the kernel's first PDL instruction; without it the wait comes first.
-  const std::string nvcc = find_nvcc();
-  REQUIRE_FALSE(nvcc.empty());
-  const std::string dir = scratch_dir();
-  const std::string cu = dir + "/trigger.cu";
-  std::ofstream(cu) << "#include \"kernels/lanec_kernels.cuh\"\n"
-                       "using namespace lanec::kernels;\n"
-                       "void* trigger_kernels[] = {\n"
-                       "  (void*)quantize_q8_kernel<true, false>,\n"
-                       "  (void*)quantize_q8_kernel<true, true>,\n"
-                       "  (void*)rms_norm_kernel<true, true, 1, false>,\n"
-                       "  (void*)rms_norm_kernel<true, true, 1, true>,\n"
-                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16, false>,\n"
-                       "  (void*)rope_kernel<RopeMode::neox, CachePrecision::f16, true>,\n"
-                       "};\n";
-  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + cu +
-                        " -o " + dir + "/trigger.ptx",
-                    dir + "/log.txt");
-  INFO(r.output.substr(0, 4000));
-  REQUIRE(r.status == 0);
-  const std::string ptx = lanec::test::read_text(dir + "/trigger.ptx");
+  const std::string ptx = kernels_ptx({
+      "quantize_q8_kernel<true, false>",
+      "quantize_q8_kernel<true, true>",
+      "rms_norm_kernel<true, true, 1, false>",
+      "rms_norm_kernel<true, true, 1, true>",
+      "rope_kernel<RopeMode::neox, CachePrecision::f16, false>",
+      "rope_kernel<RopeMode::neox, CachePrecision::f16, true>",
+  });
   const auto trigger_first = [](const std::string& entry) {
     const size_t trigger = entry.find("griddepcontrol.launch_dependents");
     const size_t wait = entry.find("griddepcontrol.wait");
