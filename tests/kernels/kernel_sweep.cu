@@ -268,7 +268,7 @@ void sweep_embed_case(int n_rows, int dim) {
 
 template <WeightFormat F>
 void sweep_embed_format() {
-  for (int dim : {256, 1024, 3584}) {
+  for (int dim : {256, 1024, 3584, 4096}) {
     if (dim % weight_block_elems(F) != 0) {
       std::printf("SKIP  embed %s dim=%d: not a multiple of the %d-element block (invalid shape)\n", format_name(F),
                   dim, weight_block_elems(F));
