@@ -93,17 +93,28 @@ __device__ __forceinline__ void argmax_block_reduce(float& best, int& best_i, in
   }
 }
 
-__device__ __forceinline__ void argmax_advance(const ArgmaxParams& p, int best_i) {
+// The decode state argmax_advance updates, loaded before any store: the
+// compiler cannot tell the stores from these loads, so a load after a store
+// waits for it, and the update took three L2 round trips where it takes one.
+struct ArgmaxState {
+  int pos;
+  int ring_count;
+};
+
+__device__ __forceinline__ ArgmaxState load_argmax_state(const ArgmaxParams& p) { return {*p.pos, *p.ring_count}; }
+
+__device__ __forceinline__ void argmax_advance(const ArgmaxParams& p, int best_i, ArgmaxState s) {
   const int token = best_i < p.n_vocab ? best_i : 0;  // all -inf/NaN logits: token 0
   *p.token = token;
-  *p.pos += 1;
-  const int n = *p.ring_count;
-  p.ring[n % p.ring_capacity] = token;
-  *p.ring_count = n + 1;
+  *p.pos = s.pos + 1;
+  p.ring[s.ring_count % p.ring_capacity] = token;
+  *p.ring_count = s.ring_count + 1;
 }
 
 __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_constant__ ArgmaxParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
+  // Thread 0 of the block that advances (the only one, or the last to arrive).
+  const ArgmaxState state = threadIdx.x == 0 ? load_argmax_state(p) : ArgmaxState{};
   __shared__ float sm_v[kWarpSize];
   __shared__ int sm_i[kWarpSize];
   const int per_block = (p.n_vocab + p.n_blocks - 1) / p.n_blocks;
@@ -131,7 +142,7 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
   }
   argmax_block_reduce(best, best_i, p.n_vocab, sm_v, sm_i);
   if (p.n_blocks == 1) {
-    if (threadIdx.x == 0) argmax_advance(p, best_i);
+    if (threadIdx.x == 0) argmax_advance(p, best_i, state);
     return;
   }
   // Publish this block's winner; the last block to arrive merges them all.
@@ -148,7 +159,7 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
   __syncthreads();  // sm_v/sm_i are reused
   argmax_block_reduce(best, best_i, p.n_vocab, sm_v, sm_i);
   if (threadIdx.x == 0) {
-    argmax_advance(p, best_i);
+    argmax_advance(p, best_i, state);
     *p.done = 0;  // ready for the next launch (graph replay)
   }
 }
@@ -156,8 +167,9 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
 // Finish form: one thread (see the top of the file).
 __global__ void argmax_finish_kernel(const __grid_constant__ ArgmaxParams p) {
   pdl_wait();  // the GEMV before has folded every block's key
+  const ArgmaxState state = load_argmax_state(p);
   const unsigned long long key = __ldcg(p.best);
-  argmax_advance(p, argmax_key_index(key, p.n_vocab));
+  argmax_advance(p, argmax_key_index(key, p.n_vocab), state);
   *p.best = 0ull;  // ready for the next replay's GEMV
 }
 

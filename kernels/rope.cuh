@@ -87,6 +87,12 @@ constexpr int kRopeWarps = 4;
 #endif
 constexpr bool kRopeEarlyPos = LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS;
 
+// Whether a V row's elements all load before any is stored (the V warps,
+// below); -DLANEC_ROPE_V_LOADS_FIRST=0 times the element-by-element copy.
+#ifndef LANEC_ROPE_V_LOADS_FIRST
+#define LANEC_ROPE_V_LOADS_FIRST 1
+#endif
+
 constexpr int kRopeMaxPairIters = kRopeMaxHeadDim / 2 / kWarpSize;  // pairs a lane rotates, at most
 constexpr int kRopeMaxTailIters = kRopeMaxHeadDim / kWarpSize;      // unrotated elements a lane, at most
 
@@ -136,8 +142,26 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
     if constexpr (!kRopeEarlyPos) pos_row = *p.pos;
     if (p.v == nullptr || head >= p.n_v_head || pos_row < 0 || pos_row >= p.n_ctx) return;
     const float* v = p.v + static_cast<size_t>(head) * p.head_dim;
+    // Every element loads before any is stored: the compiler cannot tell the
+    // cache from v, so a load after a store waits for it, and the row took
+    // one L2 round trip an element where it takes one (the V warps were the
+    // launch's slowest).
+#if !LANEC_ROPE_V_LOADS_FIRST
     for (int i = lane; i < p.head_dim; i += kWarpSize)
       store_cache_element<C>(p.v_cache, cache_index(head, pos_row, p.n_ctx, p.head_dim, i), v[i]);
+#else
+    float row[kRopeMaxTailIters];
+#pragma unroll
+    for (int t = 0; t < kRopeMaxTailIters; ++t) {
+      const int i = lane + kWarpSize * t;
+      row[t] = i < p.head_dim ? v[i] : 0.0f;
+    }
+#pragma unroll
+    for (int t = 0; t < kRopeMaxTailIters; ++t) {
+      const int i = lane + kWarpSize * t;
+      if (i < p.head_dim) store_cache_element<C>(p.v_cache, cache_index(head, pos_row, p.n_ctx, p.head_dim, i), row[t]);
+    }
+#endif
     return;
   }
 
