@@ -87,6 +87,20 @@ constexpr int kRopeWarps = 4;
 #endif
 constexpr bool kRopeEarlyPos = LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS;
 
+// Rule early_trigger lets the attention after a rope start during the
+// Q/K/V GEMV, and the attention loads its cached rows before its wait: at
+// long positions those loads compete with the GEMV's weight stream.
+// Measured on an H100, Qwen3-8B: the early rope +0.5 % a token at positions
+// up to 128, -1.8 % at 4096 (docs/performance.md, h100-2026-12-06d). So with
+// the position read before the wait the rope triggers early only below this
+// position, and after its wait (as without the rule) from it on. The
+// crossover between the two is not measured; 512 keeps the measured gain
+// (-DLANEC_ROPE_EARLY_TRIGGER_ROWS=N to time another).
+#ifndef LANEC_ROPE_EARLY_TRIGGER_ROWS
+#define LANEC_ROPE_EARLY_TRIGGER_ROWS 512
+#endif
+constexpr int kRopeEarlyTriggerRows = LANEC_ROPE_EARLY_TRIGGER_ROWS;
+
 // Whether a V row's elements all load before any is stored (the V warps,
 // below); -DLANEC_ROPE_V_LOADS_FIRST=0 times the element-by-element copy.
 #ifndef LANEC_ROPE_V_LOADS_FIRST
@@ -124,7 +138,7 @@ __device__ __forceinline__ void rope_cos_sin(double pos, double inv_freq, float*
 
 template <RopeMode Mode, CachePrecision C, bool EarlyTrigger>
 __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __grid_constant__ RopeParams p) {
-  pdl_trigger_early<EarlyTrigger>();
+  if constexpr (!kRopeEarlyPos) pdl_trigger_early<EarlyTrigger>();
 #if !LANEC_ROPE_PRELOAD
   pdl_wait();
 #endif
@@ -133,7 +147,10 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   int part = 0;
   while (part < p.n_parts && head >= p.parts[part].n_head) head -= p.parts[part++].n_head;
   int pos_row = 0;
-  if constexpr (kRopeEarlyPos) pos_row = *p.pos;  // written two or more launches back (see above)
+  if constexpr (kRopeEarlyPos) {
+    pos_row = *p.pos;  // written two or more launches back (see above)
+    if (pos_row < kRopeEarlyTriggerRows) pdl_trigger_early<EarlyTrigger>();  // uniform over the grid
+  }
 
   if (part >= p.n_parts) {  // a V row: copied into the V cache as it is
 #if LANEC_ROPE_PRELOAD

@@ -18,7 +18,11 @@
 // h100-2026-12-06c): Qwen3-0.6B (every GEMV at most 6,144 warps) +1.9 % a
 // token with all three kinds, +1.05 % with norms and quantizes; Qwen3-1.7B
 // (its GEMVs 8,192 warps or more) -2.4 % with its norms, -0.2 % with its
-// quantize, +0.3 % with its ropes.
+// quantize, +0.3 % with its ropes. At a 4,096-token context an early rope
+// cost Qwen3-8B 1.8 % (the attention after it loads its cached rows during
+// the Q/K/V GEMV), so the rope kernel triggers early only at positions below
+// kRopeEarlyTriggerRows (kernels/rope.cuh), a condition of the run, not of
+// the plan.
 #pragma once
 
 #include <cstdint>
