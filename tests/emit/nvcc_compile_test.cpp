@@ -292,4 +292,13 @@ TEST_CASE("the early-trigger kernels let the next launch start before their wait
     REQUIRE_FALSE(entry.empty());
     CHECK(trigger_first(entry));
   }
+  // The early rope triggers only below a position (kRopeEarlyTriggerRows in
+  // rope.cuh), so it loads its position first; the early norm triggers at
+  // its start, before its weights load.
+  const auto load_before_trigger = [](const std::string& entry) {
+    const size_t load = entry.find("ld.global");
+    return load != std::string::npos && load < entry.find("griddepcontrol.launch_dependents");
+  };
+  CHECK(load_before_trigger(ptx_entry(ptx, {"CachePrecisionE1ELb1E"})));
+  CHECK_FALSE(load_before_trigger(ptx_entry(ptx, {"15rms_norm_kernelILb1ELb1ELi1ELb1E"})));
 }
