@@ -14,15 +14,7 @@
 # the SASS in address order, so both arms of a branch count; a kernel worth a
 # look shows a run like LSLSLS, not one S before the next path's loads.
 set -euo pipefail
-src="${1:?usage: bash bench/copy_sass.sh PROGRAM.cu [ARCH]}"
-arch="${2:-sm_90}"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cuobjdump="${CUOBJDUMP:-$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-nvcc -std=c++17 -O3 -arch="$arch" -I"$root" -cubin -o "$work/k.cubin" "$src"
-"$cuobjdump" -sass "$work/k.cubin" >"$work/k.sass"
+source "$(dirname "${BASH_SOURCE[0]}")/sass_env.sh"
 
 awk '
   BEGIN {
@@ -38,4 +30,4 @@ awk '
   / STG/ { seq = seq "S"; last = "S"; next }
   / ACQBULK/ { seq = seq "|"; next }
   END { flush() }
-' "$work/k.sass"
+' "$work/k.sass" | sed -e 's/_ZN5lanec7kernels//'

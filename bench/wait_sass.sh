@@ -12,15 +12,7 @@
 # long-latency ones among them; then those instructions. The scan follows
 # the SASS in address order, so both arms of a branch in between count.
 set -euo pipefail
-src="${1:?usage: bash bench/wait_sass.sh PROGRAM.cu [ARCH]}"
-arch="${2:-sm_90}"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cuobjdump="${CUOBJDUMP:-$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-nvcc -std=c++17 -O3 -arch="$arch" -I"$root" -cubin -o "$work/k.cubin" "$src"
-"$cuobjdump" -sass "$work/k.cubin" >"$work/k.sass"
+source "$(dirname "${BASH_SOURCE[0]}")/sass_env.sh"
 
 awk '
   BEGIN {
