@@ -113,10 +113,9 @@ __device__ __forceinline__ void argmax_advance(const ArgmaxParams& p, int best_i
 
 __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_constant__ ArgmaxParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
-  // Thread 0 of every block, with the first logits: which block advances (the
-  // only one, or the last to arrive) is known only at the end, and two loads
-  // in flight with the logits cost nothing there where one after the merge
-  // would add a round trip.
+  // Thread 0 of every block loads it with its first logits: which block
+  // advances (the only one, or the last to arrive) is known only at the end,
+  // and two L2 loads a block in flight with the logits add no round trip.
   const ArgmaxState state = threadIdx.x == 0 ? load_argmax_state(p) : ArgmaxState{};
   __shared__ float sm_v[kWarpSize];
   __shared__ int sm_i[kWarpSize];
