@@ -165,8 +165,9 @@ LaunchBytes launch_bytes(const Schedule& s, const Launch& l) {
     const Buffer& b = s.buffer(name);
     const uint64_t bytes = extent_bytes(b);
     if (b.role == BufferRole::weight) {
-      const int64_t rows = l.gathered_rows(name);
-      out.weights += rows > 0 ? bytes / static_cast<uint64_t>(rows) : bytes;  // one row gathered, or whole
+      const auto* embed = std::get_if<EmbedLaunch>(&l.params);
+      const bool table = embed != nullptr && embed->table == name && embed->n_rows > 0;
+      out.weights += table ? bytes / static_cast<uint64_t>(embed->n_rows) : bytes;
     } else if (b.role == BufferRole::state && cache_rows(l) > 0) {
       const uint64_t row = bytes / static_cast<uint64_t>(cache_rows(l));
       if (read && attention != nullptr)
@@ -216,7 +217,6 @@ class ProgramEmitter {
     carve();
     launch_table();
     step();
-    host_gather();
     program_spec();
     return out_.str();
   }
@@ -349,10 +349,7 @@ class ProgramEmitter {
     o << "// held rules:  " << (s_.held.empty() ? "none" : join(s_.held, ", ")) << "\n";
     std::vector<std::string> kinds;
     for (const auto& [kind, n] : s_.census.launches) kinds.push_back(kind + " " + std::to_string(n));
-    o << "// launches:    " << step_launches().size() << " a step (" << join(kinds, ", ") << ")";
-    if (step_launches().size() != s_.launches.size())
-      o << ";\n//              the embedding runs outside it where the host picks the token (gather_ahead)";
-    o << "\n";
+    o << "// launches:    " << s_.launches.size() << " a step (" << join(kinds, ", ") << ")\n";
     o << "// memory:      weights " << weight_bytes_ << " bytes, buffers " << buffer_bytes_ << " bytes\n";
     o << "//\n";
     o << "// Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):\n";
@@ -714,21 +711,9 @@ class ProgramEmitter {
                 (l.kind == LaunchKind::swiglu ? "ElementwiseOp::swiglu" : "ElementwiseOp::add") + ">");
   }
 
-  void emit(const Launch& l, const ArgmaxLaunch& a) {
+  void emit(const Launch&, const ArgmaxLaunch& a) {
     auto& o = out_;
     o << "    ArgmaxParams p{};\n";
-    std::string launcher = "launch_argmax";
-    if (!a.next_row.table.empty()) {  // gather_ahead: the chosen token's row for the next step
-      const EmbedLaunch& e = a.next_row;
-      const std::string fmt = weight_format(e.format);
-      if (fmt.empty()) throw Error("launch " + l.name + ": embedding table format " + ggml_type_name(e.format) +
-                                   " has no gather in kernels/embed.cuh");
-      o << "    p.next.table = " << ptr(e.table) << ";\n";
-      o << "    p.next.out = " << f32_ptr(e.out) << ";\n";
-      o << "    p.next.n_rows = " << e.n_rows << ";\n";
-      o << "    p.next.dim = " << e.dim << ";\n";
-      launcher = "launch_argmax_gather<" + fmt + ">";
-    }
     if (a.key.empty()) o << "    p.logits = " << f32_ptr(a.logits) << ";\n";  // the finish form reads no logits
     o << "    p.token = " << ptr(a.token) << ";\n";
     o << "    p.pos = " << ptr(a.pos) << ";\n";
@@ -738,23 +723,14 @@ class ProgramEmitter {
     o << "    p.ring_capacity = " << kRingCapacity << ";\n";
     if (!a.key.empty()) {  // gemv_argmax: the finish form reads the logits GEMV's key
       o << "    p.best = " << key_ptr(a.key) << ";\n";
-      launch_call(launcher);
+      launch_call("launch_argmax");
       return;
     }
     o << "    p.n_blocks = " << a.n_blocks << ";\n";
     o << "    p.block_value = " << f32_ptr(a.block_value) << ";\n";
     o << "    p.block_index = " << ptr(a.block_index) << ";\n";
     o << "    p.done = " << ptr(a.done) << ";\n";
-    launch_call(launcher);
-  }
-
-  // The launches step() queues: all but those the host runs when it picks
-  // the token (gather_ahead's embedding launch).
-  std::vector<const Launch*> step_launches() const {
-    std::vector<const Launch*> out;
-    for (const Launch& l : s_.launches)
-      if (!l.host_token_only) out.push_back(&l);
-    return out;
+    launch_call("launch_argmax");
   }
 
   void launch_table() {
@@ -763,9 +739,8 @@ class ProgramEmitter {
     o << "// the planner sizes its buffers: weights read, activations read + written (cache rows written),\n";
     o << "// KV cache bytes read per cached position (attention reads positions 0..pos).\n";
     o << "constexpr lanec::runtime::LaunchInfo kLaunches[] = {\n";
-    const std::vector<const Launch*> launches = step_launches();
-    for (size_t i = 0; i < launches.size(); ++i) {
-      const Launch& l = *launches[i];
+    for (size_t i = 0; i < s_.launches.size(); ++i) {
+      const Launch& l = s_.launches[i];
       const LaunchBytes bytes = launch_bytes(s_, l);
       o << "    {" << c_string(l.name) << ", " << c_string(launch_kind_name(l.kind)) << ", " << c_string(ops_short(l))
         << ", " << bytes.weights << "u, " << bytes.activations << "u, " << bytes.cache_per_position << "u},  // " << i
@@ -776,8 +751,7 @@ class ProgramEmitter {
 
   void step() {
     auto& o = out_;
-    const std::vector<const Launch*> launches = step_launches();
-    o << "// ---- one decode step: " << launches.size()
+    o << "// ---- one decode step: " << s_.launches.size()
       << " launches, captured once as a CUDA graph and replayed per token ----\n";
     o << "// --profile runs it outside the graph with a profiler, which marks the end of launch i.\n";
     o << "// long_context: the form for lengths where attention can merge several clusters of splits,\n";
@@ -785,36 +759,19 @@ class ProgramEmitter {
     o << "void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {\n";
     if (max_attention_splits() <= kernels::kAttnClusterSplits) o << "  (void)long_context;  // one graph serves every length\n";
     int layer = -2;
-    for (size_t i = 0; i < launches.size(); ++i) {
-      const Launch& l = *launches[i];
+    for (size_t i = 0; i < s_.launches.size(); ++i) {
+      const Launch& l = s_.launches[i];
       if (l.layer != layer) {
         layer = l.layer;
         if (layer >= 0)
           o << "  // ---- layer " << layer << "\n";
         else
-          o << "  // ---- " << (i == 0 ? "input" : "output") << "\n";
+          o << "  // ---- " << (&l == &s_.launches.front() ? "input" : "output") << "\n";
       }
-      launch_block(l);
+      o << "  {  // " << ops_comment(l) << "\n";
+      std::visit([&](const auto& params) { emit(l, params); }, l.params);
       o << "  if (prof) prof->mark(stream, " << i << ");\n";
     }
-    o << "}\n\n";
-  }
-
-  void launch_block(const Launch& l) {
-    out_ << "  {  // " << ops_comment(l) << "\n";
-    std::visit([&](const auto& params) { emit(l, params); }, l.params);
-  }
-
-  // gather_ahead: the embedding launch the step leaves out, queued by the
-  // host after it writes a token it picked (a prompt token, a sampled one).
-  void host_gather() {
-    if (step_launches().size() == s_.launches.size()) return;
-    auto& o = out_;
-    o << "// ---- the embedding gather of a token the host picked (the prompt's, a sampled one): the step's\n";
-    o << "// argmax gathers the row of the token it picks (gather_ahead), so step() starts at the first layer\n";
-    o << "void gather(cudaStream_t stream) {\n";
-    for (const Launch& l : s_.launches)
-      if (l.host_token_only) launch_block(l);
     o << "}\n\n";
   }
 
@@ -863,8 +820,6 @@ class ProgramEmitter {
     o << "    " << kRingCapacity << ",  // decode ring capacity\n";
     o << "    bind,\n";
     o << "    step,\n";
-    o << "    " << (step_launches().size() == s_.launches.size() ? "nullptr" : "gather")
-      << ",  // the host's gather of a token it picks (nullptr: step() gathers)\n";
     o << "    kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),\n";
     o << "    " << max_attention_splits() << ",  // most attention splits\n";
     o << "};\n\n";

@@ -15,16 +15,9 @@
 // kernels/gemv.cuh's Argmax forms), so the launch is one thread that decodes
 // the key, does the advance and sets the key back to zero for the next
 // replay: the logits are not read again.
-//
-// Gather form (rule gather_ahead, p.next.table set): the thread that picks
-// the token also has the whole block gather that token's embedding row into
-// p.next.out (embed.cuh's gather, no norm), so the next step starts at its
-// first layer: its embedding launch runs only where the host picks the token
-// (the prompt, sampling), outside the step's graph.
 #pragma once
 
 #include "common.cuh"
-#include "embed.cuh"
 #include "limits.h"
 
 namespace lanec::kernels {
@@ -43,13 +36,7 @@ struct ArgmaxParams {
   int* done;            // workspace [1]: blocks finished this launch; zero between launches
   unsigned long long* best;  // finish form: the GEMV's folded key (argmax_key); zero between launches.
                              // nullptr: the kernel reduces the logits itself
-  EmbedParams next;          // gather form: the table, row length and output of the next step's gather
-                             // (next.token unused: the argmax picks it); next.table nullptr: none
 };
-
-// Elements a thread of the gather form loads before storing: 256 threads
-// gather a row of up to 4096 in one pass.
-constexpr int kArgmaxGatherPerThread = 16;
 
 // The greedy order as one unsigned 64-bit key, so atomicMax picks the
 // winner: the value's bits made monotonic in the high word (-0 counts as +0,
@@ -116,33 +103,14 @@ struct ArgmaxState {
 
 __device__ __forceinline__ ArgmaxState load_argmax_state(const ArgmaxParams& p) { return {*p.pos, *p.ring_count}; }
 
-// The token a winner index stands for: all -inf/NaN logits give token 0.
-__device__ __forceinline__ int argmax_token(const ArgmaxParams& p, int best_i) {
-  return best_i < p.n_vocab ? best_i : 0;
-}
-
 __device__ __forceinline__ void argmax_advance(const ArgmaxParams& p, int best_i, ArgmaxState s) {
-  const int token = argmax_token(p, best_i);
+  const int token = best_i < p.n_vocab ? best_i : 0;  // all -inf/NaN logits: token 0
   *p.token = token;
   *p.pos = s.pos + 1;
   p.ring[s.ring_count % p.ring_capacity] = token;
   *p.ring_count = s.ring_count + 1;
 }
 
-// The gather form's tail in the full kernel: thread 0 holds the winner; the
-// whole block gathers its row. `sm_i` is the block's reduction scratch, free
-// again (every thread is past the reduction's reads).
-template <WeightFormat F>
-__device__ __forceinline__ void argmax_gather_next(const ArgmaxParams& p, int best_i, int* sm_i) {
-  __syncthreads();
-  if (threadIdx.x == 0) sm_i[0] = argmax_token(p, best_i);
-  __syncthreads();
-  gather_row_block<F, kArgmaxGatherPerThread>(p.next, sm_i[0]);
-}
-
-// Gather: F is the embedding table's format (the gather form); without it F
-// is unused.
-template <WeightFormat F, bool Gather>
 __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_constant__ ArgmaxParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
   // Thread 0 of every block loads it with its first logits: which block
@@ -177,7 +145,6 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
   argmax_block_reduce(best, best_i, p.n_vocab, sm_v, sm_i);
   if (p.n_blocks == 1) {
     if (threadIdx.x == 0) argmax_advance(p, best_i, state);
-    if constexpr (Gather) argmax_gather_next<F>(p, best_i, sm_i);
     return;
   }
   // Publish this block's winner; the last block to arrive merges them all.
@@ -197,61 +164,24 @@ __global__ void __launch_bounds__(kArgmaxThreads) argmax_kernel(const __grid_con
     argmax_advance(p, best_i, state);
     *p.done = 0;  // ready for the next launch (graph replay)
   }
-  if constexpr (Gather) argmax_gather_next<F>(p, best_i, sm_i);
 }
 
-// Finish form: one thread (see the top of the file); with Gather one block of
-// kArgmaxThreads, every thread loading the key (one broadcast load a warp)
-// and gathering its share of the token's row.
-template <WeightFormat F, bool Gather>
-__global__ void __launch_bounds__(Gather ? kArgmaxThreads : 1) argmax_finish_kernel(const __grid_constant__ ArgmaxParams p) {
+// Finish form: one thread (see the top of the file).
+__global__ void argmax_finish_kernel(const __grid_constant__ ArgmaxParams p) {
   pdl_wait();  // the GEMV before has folded every block's key
-  const ArgmaxState state = threadIdx.x == 0 ? load_argmax_state(p) : ArgmaxState{};
+  const ArgmaxState state = load_argmax_state(p);
   const unsigned long long key = __ldcg(p.best);
-  const int best_i = argmax_key_index(key, p.n_vocab);
-  if constexpr (Gather) {
-    gather_row_block<F, kArgmaxGatherPerThread>(p.next, argmax_token(p, best_i));
-    __syncthreads();  // every thread has loaded the key before it is set back
-  }
-  if (threadIdx.x == 0) {
-    argmax_advance(p, best_i, state);
-    *p.best = 0ull;  // ready for the next replay's GEMV
-  }
+  argmax_advance(p, argmax_key_index(key, p.n_vocab), state);
+  *p.best = 0ull;  // ready for the next replay's GEMV
 }
-
-namespace argmax_detail {
-
-inline cudaError_t check_params(const ArgmaxParams& p) {
-  if (p.n_vocab <= 0 || p.ring_capacity <= 0) return cudaErrorInvalidValue;
-  if (!p.token || !p.pos || !p.ring || !p.ring_count) return cudaErrorInvalidValue;
-  if (p.best != nullptr) return cudaSuccess;
-  if (p.n_blocks < 1 || p.n_blocks > p.n_vocab || !p.logits) return cudaErrorInvalidValue;
-  if (p.n_blocks > 1 && (!p.block_value || !p.block_index || !p.done)) return cudaErrorInvalidValue;
-  return cudaSuccess;
-}
-
-template <WeightFormat F, bool Gather>
-cudaError_t launch(const ArgmaxParams& p, cudaStream_t stream) {
-  if (check_params(p) != cudaSuccess) return invalid_launch();
-  if (p.best != nullptr)
-    return launch_kernel(argmax_finish_kernel<F, Gather>, 1u, Gather ? kArgmaxThreads : 1u, 0, stream, p);
-  return launch_kernel(argmax_kernel<F, Gather>, static_cast<unsigned>(p.n_blocks), kArgmaxThreads, 0, stream, p);
-}
-
-}  // namespace argmax_detail
 
 inline cudaError_t launch_argmax(const ArgmaxParams& p, cudaStream_t stream) {
-  if (p.next.table != nullptr) return invalid_launch();  // the gather form is launch_argmax_gather
-  return argmax_detail::launch<WeightFormat::f32, false>(p, stream);
-}
-
-// The gather form (rule gather_ahead): F is the embedding table's format.
-template <WeightFormat F>
-cudaError_t launch_argmax_gather(const ArgmaxParams& p, cudaStream_t stream) {
-  const EmbedParams& e = p.next;
-  if (!e.table || !e.out || e.dim <= 0 || e.dim % weight_block_elems(F) != 0 || e.n_rows <= 0)
-    return invalid_launch();
-  return argmax_detail::launch<F, true>(p, stream);
+  if (p.n_vocab <= 0 || p.ring_capacity <= 0) return invalid_launch();
+  if (!p.token || !p.pos || !p.ring || !p.ring_count) return invalid_launch();
+  if (p.best != nullptr) return launch_kernel(argmax_finish_kernel, 1u, 1u, 0, stream, p);
+  if (p.n_blocks < 1 || p.n_blocks > p.n_vocab || !p.logits) return invalid_launch();
+  if (p.n_blocks > 1 && (!p.block_value || !p.block_index || !p.done)) return invalid_launch();
+  return launch_kernel(argmax_kernel, static_cast<unsigned>(p.n_blocks), kArgmaxThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

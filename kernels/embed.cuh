@@ -10,7 +10,7 @@ namespace lanec::kernels {
 
 struct EmbedParams {
   const void* table;     // [n_rows, dim] in format F (GGUF row layout, or q8_0_split)
-  const int* token;      // device int32: the row to gather (unused by the argmax's gather, which picks it)
+  const int* token;      // device int32: the row to gather
   float* out;            // [dim]
   const float* norm_w;   // [dim]; used only when Norm
   float eps;             // RMS norm epsilon; used only when Norm
@@ -30,56 +30,36 @@ struct EmbedParams {
 constexpr int kEmbedThreads = 256;
 constexpr int kEmbedPerThread = 4;
 
-// One pass of a row gather: thread t of a block of `threads` dequantizes
-// elements start + t + j * threads (j < N) of row `token` of p.table, all
-// before storing any (see above), into p.out. Returns the sum of squares of
-// what it stored (the norm's share).
-template <WeightFormat F, int N>
-__device__ __forceinline__ float gather_pass(const EmbedParams& p, int token, int start, int thread, int threads) {
-  const bool in_range = token >= 0 && token < p.n_rows;
-  const uint8_t* base = static_cast<const uint8_t*>(p.table);
-  float v[N];
-#pragma unroll
-  for (int j = 0; j < N; ++j) {
-    const int i = start + thread + j * threads;
-    v[j] = 0.0f;
-    if (in_range && i < p.dim) {
-      if constexpr (F == WeightFormat::q8_0_split) {
-        v[j] = dequant_q8_0_split(base, p.n_rows, p.dim, token, i);
-      } else {
-        v[j] = dequant_element<F>(base + static_cast<size_t>(token) * weight_row_bytes(F, p.dim), i);
-      }
-    }
-  }
-  float sumsq = 0.0f;
-#pragma unroll
-  for (int j = 0; j < N; ++j) {
-    const int i = start + thread + j * threads;
-    if (i < p.dim) p.out[i] = v[j];
-    sumsq += v[j] * v[j];
-  }
-  return sumsq;
-}
-
-// The whole row gathered by one block (the argmax's gather_ahead form), N
-// elements a thread a pass.
-template <WeightFormat F, int N>
-__device__ __forceinline__ void gather_row_block(const EmbedParams& p, int token) {
-  const int threads = static_cast<int>(blockDim.x);
-  for (int start = 0; start < p.dim; start += threads * N)
-    gather_pass<F, N>(p, token, start, static_cast<int>(threadIdx.x), threads);
-}
-
 template <WeightFormat F, bool Norm>
 __global__ void __launch_bounds__(kEmbedThreads) embed_kernel(const __grid_constant__ EmbedParams p) {
   pdl_wait();  // before any global memory access (see common.cuh)
   __shared__ float scratch[kWarpSize];
   const int token = *p.token;
+  const bool in_range = token >= 0 && token < p.n_rows;
+  const uint8_t* base = static_cast<const uint8_t*>(p.table);
   const int pass = static_cast<int>(blockDim.x) * kEmbedPerThread;
   float sumsq = 0.0f;
-  for (int start = static_cast<int>(blockIdx.x) * pass; start < p.dim; start += static_cast<int>(gridDim.x) * pass)
-    sumsq += gather_pass<F, kEmbedPerThread>(p, token, start, static_cast<int>(threadIdx.x),
-                                             static_cast<int>(blockDim.x));
+  for (int start = static_cast<int>(blockIdx.x) * pass; start < p.dim; start += static_cast<int>(gridDim.x) * pass) {
+    float v[kEmbedPerThread];
+#pragma unroll
+    for (int j = 0; j < kEmbedPerThread; ++j) {
+      const int i = start + static_cast<int>(threadIdx.x + j * blockDim.x);
+      v[j] = 0.0f;
+      if (in_range && i < p.dim) {
+        if constexpr (F == WeightFormat::q8_0_split) {
+          v[j] = dequant_q8_0_split(base, p.n_rows, p.dim, token, i);
+        } else {
+          v[j] = dequant_element<F>(base + static_cast<size_t>(token) * weight_row_bytes(F, p.dim), i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kEmbedPerThread; ++j) {
+      const int i = start + static_cast<int>(threadIdx.x + j * blockDim.x);
+      if (i < p.dim) p.out[i] = v[j];
+      sumsq += v[j] * v[j];
+    }
+  }
   if constexpr (Norm) {
     const float total = block_sum(sumsq, scratch);
     const float inv = rsqrtf(total / static_cast<float>(p.dim) + p.eps);

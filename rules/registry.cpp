@@ -30,7 +30,6 @@
 #include "rules/row_loop.h"
 #include "rules/load_ahead.h"
 #include "rules/early_trigger.h"
-#include "rules/gather_ahead.h"
 #include "rules/gemv_argmax.h"
 #include "rules/rows_a_warp.h"
 #include "rules/staged_weights.h"
@@ -71,7 +70,6 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_row_loop_rule());
   rules.push_back(make_load_ahead_rule());
   rules.push_back(make_gemv_argmax_rule());
-  rules.push_back(make_gather_ahead_rule());
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_early_trigger_rule());

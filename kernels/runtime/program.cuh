@@ -7,8 +7,6 @@
 //  - Prefill is token by token through the same graph: before each replay the
 //    host queues a copy of the next prompt token into the token slot (no
 //    synchronization); the graph's argmax advances the position on the device.
-//    Where the step's argmax gathers the next row (spec.gather set, rule
-//    gather_ahead), the host queues that gather after each token it writes.
 //  - Greedy (--temp 0): argmax runs in the graph and writes the next token and
 //    position on the device; the host queues up to kDrainEvery replays, then
 //    reads the argmax ring back once and streams that batch of text.
@@ -71,7 +69,6 @@ struct Device {
   int long_from = 0;                     // 0: one graph for every length
   int position = 0;                      // the next step's position, as the host mirrors the device's
   int* pinned_tokens = nullptr;  // prompt / sampled tokens the host queues copies from
-  void (*gather)(cudaStream_t) = nullptr;  // spec.gather: the row of a token the host writes
   int* ring_host = nullptr;      // ring + count read back
   int ring_capacity = 0;
 
@@ -102,11 +99,9 @@ struct Device {
     // Pageable source: the copy has read `pos` when the call returns.
     LANEC_CUDA_CHECK(cudaMemcpyAsync(slots.pos, &pos, sizeof(int), cudaMemcpyHostToDevice, stream));
   }
-  // Queues token slot <- pinned_tokens[i] (ordered before the next replay),
-  // and its row's gather where the step leaves that to the argmax.
+  // Queues token slot <- pinned_tokens[i] (ordered before the next replay).
   void queue_token(size_t i) {
     LANEC_CUDA_CHECK(cudaMemcpyAsync(slots.token, pinned_tokens + i, sizeof(int), cudaMemcpyHostToDevice, stream));
-    if (gather) gather(stream);
   }
   // Resets the decode state: position 0, empty ring (caches are overwritten
   // row by row before attention reads them, so they need no clearing).
@@ -613,7 +608,6 @@ inline int run_program(int argc, char** argv, const ProgramSpec& spec) {
   LANEC_CUDA_CHECK(cudaMallocHost(&dev.pinned_tokens, pinned_count * sizeof(int)));
   LANEC_CUDA_CHECK(cudaMallocHost(&dev.ring_host, (static_cast<size_t>(spec.ring_capacity) + 1) * sizeof(int)));
   std::copy(prompt.begin(), prompt.end(), dev.pinned_tokens);
-  dev.gather = spec.gather;
   LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
   dev.graph = capture_step(spec, dev.stream, false);
   dev.long_from = long_context_from(spec);

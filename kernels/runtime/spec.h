@@ -84,10 +84,6 @@ struct ProgramSpec {
   // for lengths where attention merges several clusters of splits
   // (program.cuh's long_context_from), captured as a second graph.
   void (*step)(cudaStream_t stream, LaunchProfiler* prof, bool long_context);
-  // gather_ahead: the embedding gather step() leaves out (its argmax gathers
-  // the row of the token it picks), queued after the host writes a token it
-  // picked; nullptr where step() gathers its own row.
-  void (*gather)(cudaStream_t stream);
   const LaunchInfo* launches;         // step()'s launches, in order
   size_t n_launches;
   int max_attention_splits;           // the most context splits of an attention launch

@@ -377,10 +377,6 @@ void CpuScheduleExecutor::run(const ArgmaxLaunch& l) {
   // The device advances its decode state; step() sets both again anyway.
   *i32(l.token) = best;
   *i32(l.pos) += 1;
-  // gather_ahead: the row the next step's embedding launch gathers again (the
-  // executor runs that launch every step, as the program does where the host
-  // picks the token).
-  if (!l.next_row.table.empty()) run(l.next_row);
 }
 
 }  // namespace lanec

@@ -574,8 +574,7 @@ struct ParamText {
   }
   void operator()(const ArgmaxLaunch& l) {
     s = "n_vocab=" + std::to_string(l.n_vocab) +
-        (l.key.empty() ? " n_blocks=" + std::to_string(l.n_blocks) : std::string(" finish")) +
-        (l.next_row.table.empty() ? "" : " +gather");
+        (l.key.empty() ? " n_blocks=" + std::to_string(l.n_blocks) : std::string(" finish"));
   }
 };
 
@@ -588,8 +587,7 @@ std::string print_launch(const Launch& l) {
   for (size_t op : l.ops) ops += (ops.empty() ? "" : ",") + std::to_string(op);
   std::string s = l.name + " " + launch_kind_name(l.kind) + " ops=[" + ops + "]";
   if (!l.rules.empty()) s += " rules=[" + join_names(l.rules) + "]";
-  s += " " + text.s + (l.early_trigger ? " early_trigger" : "") + (l.host_token_only ? " host_token_only" : "") +
-       " reads=[" + join_names(l.reads()) + "] writes=[" + join_names(l.writes()) + "]";
+  s += " " + text.s + (l.early_trigger ? " early_trigger" : "") + " reads=[" + join_names(l.reads()) + "] writes=[" + join_names(l.writes()) + "]";
   return s;
 }
 

@@ -45,12 +45,14 @@ Census take_census(const Schedule& s, const RuleTally& tally) {
   c.rules = tally.counts(s.held);
   for (const Buffer& b : s.buffers) c.buffer_bytes[buffer_role_name(b.role)] += b.bytes;
   for (const Launch& l : s.launches) {
-    if (l.host_token_only) continue;  // gather_ahead: the argmax gathers the row in the step
     for (const std::string& name : l.reads()) {
       const Buffer& b = s.buffer(name);
       if (b.role != BufferRole::weight) continue;
-      const int64_t rows = l.gathered_rows(name);
-      c.weight_bytes_per_step += rows > 0 ? b.bytes / static_cast<uint64_t>(rows) : b.bytes;  // one row, or whole
+      const auto* embed = std::get_if<EmbedLaunch>(&l.params);
+      if (embed && name == embed->table)
+        c.weight_bytes_per_step += b.bytes / static_cast<uint64_t>(embed->n_rows);  // one row
+      else
+        c.weight_bytes_per_step += b.bytes;
     }
   }
   return c;
@@ -96,7 +98,6 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   size_rules.row_loop = !held(options, "row_loop");
   size_rules.load_ahead = !held(options, "load_ahead");
   size_rules.gemv_argmax = !held(options, "gemv_argmax");
-  size_rules.gather_ahead = !held(options, "gather_ahead");
   SizedPlan sized = size_plan(g, linked, knobs, size_rules, tally);
   dump("size", [&] { return print_launches(sized.launches) + "\n" + print_buffers(sized.buffers); });
 

@@ -103,7 +103,6 @@ struct ReadsOf {
     push(r, l.key.empty() ? l.logits : l.key);  // the finish form reads the GEMV's key, not the logits
     push(r, l.token);
     push(r, l.pos);
-    push(r, l.next_row.table);
   }
 };
 
@@ -133,17 +132,10 @@ struct WritesOf {
   void operator()(const ArgmaxLaunch& l) {
     push(w, l.out); push(w, l.token); push(w, l.pos);
     push(w, l.block_value); push(w, l.block_index); push(w, l.done); push(w, l.key);
-    push(w, l.next_row.out);
   }
 };
 
 }  // namespace
-
-int64_t Launch::gathered_rows(const std::string& buffer) const {
-  const EmbedLaunch* gather = std::get_if<EmbedLaunch>(&params);
-  if (const auto* a = std::get_if<ArgmaxLaunch>(&params)) gather = &a->next_row;
-  return gather != nullptr && !gather->table.empty() && gather->table == buffer ? gather->n_rows : 0;
-}
 
 std::vector<std::string> Launch::reads() const {
   ReadsOf v;

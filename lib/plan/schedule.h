@@ -183,8 +183,6 @@ struct ArgmaxLaunch {
   std::string done;            // workspace i32 [1]: blocks finished; zero between launches
   std::string key;             // gemv_argmax: the logits GEMV's folded key (finish form: one thread, no
                                // pass over the logits, no block workspaces); empty = the full argmax
-  EmbedLaunch next_row;        // gather_ahead: the gather of the chosen token's row for the next step
-                               // (token: the slot this argmax writes); table empty = none
 };
 
 using LaunchParams = std::variant<EmbedLaunch, RmsNormLaunch, QuantizeLaunch, GemvLaunch,
@@ -199,12 +197,6 @@ struct Launch {
   std::vector<std::string> rules;  // rules that shaped this launch, registry order
   LaunchParams params;
   bool early_trigger = false;  // early_trigger: the next launch may start before this one's wait
-  bool host_token_only = false;  // gather_ahead: the emitted step leaves this embedding launch out; it runs
-                                 // where the host picks the token (the argmax gathers its row otherwise)
-
-  // The rows of `buffer` where this launch reads one row of it (an embedding
-  // gather, or the argmax's gather_ahead), else 0: the launch reads it whole.
-  int64_t gathered_rows(const std::string& buffer) const;
 
   // Buffers read / written (by name, in a fixed order, views as themselves).
   std::vector<std::string> reads() const;
@@ -275,7 +267,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 33 rules
+  std::vector<RuleCount> rules;              // registry order, all 32 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

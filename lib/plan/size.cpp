@@ -7,7 +7,6 @@
 
 #include "kernels/limits.h"
 #include "lib/common/error.h"
-#include "rules/gather_ahead.h"
 #include "rules/gemv_argmax.h"
 #include "rules/row_loop.h"
 #include "rules/load_ahead.h"
@@ -54,7 +53,6 @@ class Sizer {
     for (Launch& l : out.launches) choose_parameters(l);
     settle_short_context_heads(out.launches);
     if (rules_.gemv_argmax) fold_argmax(out.launches);
-    if (rules_.gather_ahead) gather_ahead(out.launches);
     out.buffers = make_buffers(out.launches);
     return out;
   }
@@ -267,38 +265,6 @@ class Sizer {
       l.rules.push_back("gemv_argmax");
       producer->rules.push_back("gemv_argmax");
     }
-  }
-
-  // gather_ahead: the step's argmax gathers the next step's embedding row,
-  // and the step's own embedding launch runs only where the host picks the token.
-  void gather_ahead(std::vector<Launch>& launches) {
-    GatherAheadQuery q;
-    Launch* argmax = nullptr;
-    for (Launch& l : launches)
-      if (std::holds_alternative<ArgmaxLaunch>(l.params)) {
-        ++q.argmax_launches;
-        argmax = &l;
-      }
-    if (q.argmax_launches == 0) return;  // nothing picks a token on the device: no site
-    Launch& first = launches.front();
-    const auto* embed = std::get_if<EmbedLaunch>(&first.params);
-    q.embed_first = embed != nullptr;
-    if (embed != nullptr) {
-      q.embed_normed = !embed->norm_weight.empty();
-      q.same_token = embed->token == std::get<ArgmaxLaunch>(argmax->params).token;
-    }
-    const GatherAheadChoice choice = choose_gather_ahead(q);
-    if (choice.declined) {
-      tally_.declined("gather_ahead", argmax->name, *choice.declined);
-      return;
-    }
-    std::get<ArgmaxLaunch>(argmax->params).next_row = *embed;
-    first.host_token_only = true;
-    std::vector<size_t> ops = first.ops;
-    ops.insert(ops.end(), argmax->ops.begin(), argmax->ops.end());
-    tally_.fired("gather_ahead", argmax->name, ops);
-    first.rules.push_back("gather_ahead");
-    argmax->rules.push_back("gather_ahead");
   }
 
   void choose_parameters(Launch& l) {

@@ -34,14 +34,13 @@ struct SizedPlan {
 };
 
 // The launch-stage rules it applies unless held: rows_a_warp, staged_weights,
-// row_loop, load_ahead, gemv_argmax, gather_ahead.
+// row_loop, load_ahead, gemv_argmax.
 struct SizeRules {
   bool rows_a_warp = true;
   bool staged_weights = true;
   bool row_loop = true;
   bool load_ahead = true;
   bool gemv_argmax = true;
-  bool gather_ahead = true;
 };
 
 SizedPlan size_plan(const Graph& graph, const LinkedPlan& linked, const Knobs& knobs,

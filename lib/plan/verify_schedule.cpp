@@ -132,31 +132,6 @@ void check_argmax_keys(const Schedule& s) {
   for (const auto& [key, g] : folding) LANEC_ASSERT(false, "schedule: no argmax finishes the key " + key);
 }
 
-// gather_ahead: a launch left out of the emitted step is the step's first,
-// an embedding gather, and the one argmax gathers the same row into the
-// same buffer (the next step's first layer reads it either way).
-void check_gather_ahead(const Schedule& s) {
-  const ArgmaxLaunch* gathering = nullptr;
-  for (const Launch& l : s.launches)
-    if (const auto* a = std::get_if<ArgmaxLaunch>(&l.params); a && !a->next_row.table.empty()) {
-      if (gathering != nullptr) bad(l, "a second argmax gathers the next row");
-      gathering = a;
-    }
-  for (size_t i = 0; i < s.launches.size(); ++i) {
-    const Launch& l = s.launches[i];
-    if (!l.host_token_only) continue;
-    const auto* e = std::get_if<EmbedLaunch>(&l.params);
-    if (i != 0 || e == nullptr) bad(l, "left out of the step but not the step's first embedding launch");
-    if (gathering == nullptr) bad(l, "left out of the step with no argmax gathering its row");
-    const EmbedLaunch& g = gathering->next_row;
-    if (g.table != e->table || g.out != e->out || g.dim != e->dim || g.n_rows != e->n_rows ||
-        g.format != e->format || !g.norm_weight.empty() || !e->norm_weight.empty() || e->token != gathering->token)
-      bad(l, "the argmax's gather is not this launch's gather of its token");
-    gathering = nullptr;  // matched
-  }
-  LANEC_ASSERT(gathering == nullptr, "schedule: an argmax gathers a row that the step's embedding launch still writes");
-}
-
 }  // namespace
 
 std::optional<std::string> early_read_clash(const Schedule& s, const Launch& running, const Launch& reader) {
@@ -198,7 +173,6 @@ void verify_schedule(const Schedule& s) {
   for (const std::string& out : s.outputs)
     LANEC_ASSERT(written.count(s.storage_of(out).first->name), "output " + out + " is never written");
   check_argmax_keys(s);
-  check_gather_ahead(s);
 }
 
 }  // namespace lanec

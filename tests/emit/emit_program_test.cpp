@@ -329,13 +329,9 @@ TEST_CASE("the launch table for --profile has one row per launch with the bytes 
   const Schedule& s = planned.result.schedule;
   const std::string text = emit_program(s, planned.result.graph, planned.identity, {});
   const std::vector<LaunchRow> rows = launch_table(text);
-  // gather_ahead: the embedding launch is the host's, outside step() and its table.
-  REQUIRE(s.launches.front().host_token_only);
-  REQUIRE(rows.size() + 1 == s.launches.size());
-  CHECK(text.find("void gather(cudaStream_t stream) {\n  {  // " + s.launches.front().name) != std::string::npos);
-  CHECK(text.find("    gather,  // the host's gather") != std::string::npos);
+  REQUIRE(rows.size() == s.launches.size());
   for (size_t i = 0; i < rows.size(); ++i) {
-    const Launch& l = s.launches[i + 1];
+    const Launch& l = s.launches[i];
     INFO(l.name);
     CHECK(rows[i].index == i);
     CHECK(rows[i].name == l.name);
@@ -351,9 +347,8 @@ TEST_CASE("the launch table for --profile has one row per launch with the bytes 
 
   // A GEMV reads its matrices whole, its input and epilogue vectors, and writes its outputs.
   bool checked_gemv = false, checked_attention = false;
-  for (size_t i = 1; i < s.launches.size(); ++i) {  // row i - 1: launch 0 is the host's
+  for (size_t i = 0; i < s.launches.size(); ++i) {
     const Launch& l = s.launches[i];
-    const LaunchRow& row = rows[i - 1];
     INFO(l.name);
     if (const auto* g = std::get_if<GemvLaunch>(&l.params); g && !checked_gemv && g->parts.size() > 1) {
       uint64_t weights = 0, activations = activation_extent(s, g->x) + activation_extent(s, g->x_q8);
@@ -362,15 +357,15 @@ TEST_CASE("the launch table for --profile has one row per launch with the bytes 
         activations += activation_extent(s, p.y) + activation_extent(s, p.bias) + activation_extent(s, p.residual);
       }
       CHECK(weights > 0);
-      CHECK(row.weight_bytes == weights);
-      CHECK(row.activation_bytes == activations);
-      CHECK(row.cache_bytes_per_position == 0);
+      CHECK(rows[i].weight_bytes == weights);
+      CHECK(rows[i].activation_bytes == activations);
+      CHECK(rows[i].cache_bytes_per_position == 0);
       checked_gemv = true;
     }
     if (const auto* a = std::get_if<AttentionLaunch>(&l.params); a && !checked_attention) {
       // Caches are f16 under h200: K and V rows of every KV head, per cached position.
-      CHECK(row.weight_bytes == 0);
-      CHECK(row.cache_bytes_per_position == static_cast<uint64_t>(2 * a->n_kv_head * a->head_dim * 2));
+      CHECK(rows[i].weight_bytes == 0);
+      CHECK(rows[i].cache_bytes_per_position == static_cast<uint64_t>(2 * a->n_kv_head * a->head_dim * 2));
       checked_attention = true;
     }
   }

@@ -540,35 +540,6 @@ struct DecodeState {
   std::vector<int> ring_ref;
 };
 
-// The argmax's gather form (rule gather_ahead): an embedding table of the
-// vocabulary's rows, bound to p.next, and the check that the launch left the
-// chosen token's row in the output (exact: a plain gather). dim 0: none.
-template <WeightFormat F>
-struct NextRowGather {
-  NextRowGather(int n_rows, int row_dim)
-      : dim(row_dim), table(row_dim > 0 ? make_weights(F, n_rows, row_dim) : HostWeights{}), d_table(table.bytes),
-        out(static_cast<size_t>(std::max(row_dim, 1))) {}
-  void bind(ArgmaxParams& p, int n_rows) const {
-    if (dim == 0) return;
-    p.next.table = d_table.get();
-    p.next.out = out.get();
-    p.next.n_rows = n_rows;
-    p.next.dim = dim;
-  }
-  cudaError_t launch(const ArgmaxParams& p) const {
-    return dim == 0 ? launch_argmax(p, nullptr) : launch_argmax_gather<F>(p, nullptr);
-  }
-  void check_row(const std::string& tag, int want) const {
-    if (dim == 0) return;
-    const auto row = table.values.begin() + static_cast<long>(want) * dim;
-    check(fmt("%s next row (%s dim=%d)", tag.c_str(), format_name(F), dim), out.download(),
-          std::vector<float>(row, row + dim), 0.0, 0.0);
-  }
-  int dim;
-  HostWeights table;
-  DeviceBuffer<uint8_t> d_table;
-  DeviceBuffer<float> out;
-};
 
 enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual };
 
@@ -788,10 +759,8 @@ cudaError_t launch_gemv_argmax(const GemvParams& p) {
   }
 }
 
-// gather_dim > 0: the finish launch is the gather form (rule gather_ahead)
-// over a q8_0_split table of `rows` rows of gather_dim.
 template <WeightFormat F, Activation A, int RowsPerWarp, GemvKernel Kernel = GemvKernel::registers>
-void sweep_gemv_argmax_case(int k, int rows, int split_k, int gather_dim = 0) {
+void sweep_gemv_argmax_case(int k, int rows, int split_k) {
   const HostWeights w = make_weights(F, rows, k);
   DeviceBuffer<uint8_t> d_w(w.bytes);
   DeviceBuffer<float> d_y(static_cast<size_t>(rows)), d_bias(static_cast<size_t>(rows));
@@ -805,8 +774,6 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k, int gather_dim = 0) {
   ArgmaxParams a{};
   state.bind(a, rows);
   a.best = best.get();
-  const NextRowGather<WeightFormat::q8_0_split> gather(rows, gather_dim);
-  gather.bind(a, rows);
   const char* kernel = Kernel == GemvKernel::row_loop ? " row_loop" : "";
   for (ArgmaxPlant plant :
        {ArgmaxPlant::none, ArgmaxPlant::ties_nan_inf, ArgmaxPlant::all_neg_inf, ArgmaxPlant::all_nan}) {
@@ -828,7 +795,7 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k, int gather_dim = 0) {
     d_bias.upload(bias);
     p.parts[0].bias = plant == ArgmaxPlant::none ? nullptr : d_bias.get();
     expect_ok("gemv argmax", launch_gemv_argmax<F, A, RowsPerWarp, Kernel>(p));
-    expect_ok("argmax finish", gather.launch(a));
+    expect_ok("argmax finish", launch_argmax(a, nullptr));
     const std::string tag = fmt("gemv+argmax%s %s rpw=%d split=%d k=%d rows=%d launch %d", kernel, format_name(F),
                                 RowsPerWarp, split_k, k, rows, step + 1);
     const std::vector<float> y = d_y.download();
@@ -847,7 +814,6 @@ void sweep_gemv_argmax_case(int k, int rows, int split_k, int gather_dim = 0) {
     }
     const int want = argmax_skipping_nan(y);  // of the logits as written: exact
     state.check_after(tag, step, want);
-    gather.check_row(tag, want);
     check(tag + " key reset", {static_cast<float>(best.download()[0])}, {0.0f}, 0.0, 0.0);
   }
 }
@@ -872,10 +838,6 @@ void sweep_gemv_argmax_format() {
   sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(64 * chunk, 151936, 1);  // 0.6B's logits
   sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(16 * chunk, 40000, 1);
   sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(128 * chunk, 67, 1);
-  // The gather form: rows of 0.6B's 1,024, 8B's 4,096, and 5,120 (two passes).
-  sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(16 * chunk, 20000, 1, 1024);
-  sweep_gemv_argmax_case<F, A, 2>(16 * chunk, 3000, 1, 4096);
-  sweep_gemv_argmax_case<F, A, 1, GemvKernel::row_loop>(16 * chunk, 67, 1, 5120);
 }
 
 // The staged GEMV at the output projections it is planned for (1.7B's
@@ -1540,9 +1502,7 @@ const char* argmax_data_name(ArgmaxData kind) {
 // Two launches in a row on one workspace (as two graph replays), the second
 // over new logits; token, position, ring and counter checked after each.
 // `offset` shifts the logits off 16-byte alignment (the scalar path).
-// gather_dim > 0: the gather form (rule gather_ahead) over an f16 table of
-// n_vocab rows of gather_dim.
-void sweep_argmax_case(int n_vocab, int n_blocks, ArgmaxData kind, int offset, int gather_dim = 0) {
+void sweep_argmax_case(int n_vocab, int n_blocks, ArgmaxData kind, int offset) {
   DecodeState state(random_int(0, 1000), 5);
   DeviceBuffer<float> d_logits(static_cast<size_t>(n_vocab + offset));
   DeviceBuffer<float> block_value(static_cast<size_t>(n_blocks));
@@ -1554,20 +1514,17 @@ void sweep_argmax_case(int n_vocab, int n_blocks, ArgmaxData kind, int offset, i
   p.block_value = block_value.get();
   p.block_index = block_index.get();
   p.done = done.get();
-  const NextRowGather<WeightFormat::f16> gather(n_vocab, gather_dim);
-  gather.bind(p, n_vocab);
   for (int step = 0; step < 2; ++step) {
     auto logits = argmax_logits(n_vocab, step == 0 ? kind : ArgmaxData::ties);
     std::vector<float> padded(static_cast<size_t>(offset), 99.0f);  // before the logits: never read
     padded.insert(padded.end(), logits.begin(), logits.end());
     d_logits.upload(padded);
-    expect_ok("argmax", gather.launch(p));
+    expect_ok("argmax", launch_argmax(p, nullptr));
     const int want = argmax_skipping_nan(logits);
     const std::string tag = fmt("argmax n_vocab=%d blocks=%d %s%s launch %d", n_vocab, n_blocks,
                                 argmax_data_name(step == 0 ? kind : ArgmaxData::ties), offset ? " unaligned" : "",
                                 step + 1);
     state.check_after(tag, step, want);
-    gather.check_row(tag, want);
     check(tag + " counter", to_float(done.download()), {0.0f}, 0.0, 0.0);
   }
 }
@@ -1585,11 +1542,6 @@ void sweep_argmax(int sms) {
     sweep_argmax_case(n_vocab, planned, ArgmaxData::ties, 1);
     sweep_argmax_case(n_vocab, planned, ArgmaxData::nan, 3);
   }
-  // The gather form: one block, the planned grid (the last block gathers), all NaN (token 0).
-  sweep_argmax_case(1000, 1, ArgmaxData::ties, 0, 2048);
-  sweep_argmax_case(151936, std::max(1, std::min(sms, ceil_div(151936, kArgmaxMinPerBlock))), ArgmaxData::nan, 0, 256);
-  sweep_argmax_case(40000, 39, ArgmaxData::all_nan, 0, 4096);
-  sweep_argmax_case(31, 7, ArgmaxData::ties, 1, 5120);
   ArgmaxParams p{};
   float logit = 0.0f;
   int slot = 0;
@@ -1605,15 +1557,6 @@ void sweep_argmax(int sms) {
   p.best = &key;  // the finish form needs the decode state too
   p.token = nullptr;
   expect_refused("argmax finish without its token slot", launch_argmax(p, nullptr));
-  p.token = &slot;
-  float row[32];
-  p.next.table = row;
-  p.next.out = row;
-  p.next.n_rows = 1;
-  p.next.dim = 32;
-  expect_refused("argmax with a gather through the plain launcher", launch_argmax(p, nullptr));
-  p.next.dim = 0;
-  expect_refused("argmax gather of an empty row", launch_argmax_gather<WeightFormat::f32>(p, nullptr));
 }
 
 }  // namespace

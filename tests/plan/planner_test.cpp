@@ -30,14 +30,14 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
   return s.census.rules.front();
 }
 
-TEST_CASE("the registry holds all 33 rules in their documented order", "[plan]") {
+TEST_CASE("the registry holds all 32 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
       "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
       "gather_scale", "embed_norm", "strided_values", "rows_a_warp", "staged_weights", "row_loop",
-      "load_ahead", "gemv_argmax", "gather_ahead", "rope_parts", "gemv_parts", "early_trigger", "sequences"};
+      "load_ahead", "gemv_argmax", "rope_parts", "gemv_parts", "early_trigger", "sequences"};
   CHECK(rule_names() == expected);
   for (const auto& rule : rule_registry()) CHECK(std::string(rule->intent()).size() > 10);
 }
@@ -650,8 +650,8 @@ TEST_CASE("gemv_argmax: the logits GEMV folds the winner, the argmax finishes; t
   CHECK(g.row_loop_chunks == 2);  // the row loop's Argmax form
   CHECK(g.argmax_key == am.key);
   CHECK(logits->rules == std::vector<std::string>{"row_loop", "gemv_argmax"});
-  CHECK(s.launches.back().rules == std::vector<std::string>{"gemv_argmax", "gather_ahead"});
-  CHECK(s.launches.back().reads() == std::vector<std::string>{am.key, am.token, am.pos, am.next_row.table});
+  CHECK(s.launches.back().rules == std::vector<std::string>{"gemv_argmax"});
+  CHECK(s.launches.back().reads() == std::vector<std::string>{am.key, am.token, am.pos});
   CHECK(s.find_buffer(am.out + ".block_value") == nullptr);
   CHECK(s.buffer(am.key).elements == 2);
   CHECK(s.buffer(am.key).role == BufferRole::workspace);
@@ -694,52 +694,6 @@ TEST_CASE("gemv_argmax: the logits GEMV folds the winner, the argmax finishes; t
   auto& finish = std::get<ArgmaxLaunch>(s.launches.back().params);
   finish.key.clear();
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("no argmax finishes the key"));
-}
-
-TEST_CASE("gather_ahead: the argmax gathers the next row, the step's embedding is the host's; the verifier checks it",
-          "[plan]") {
-  const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
-  for (const int64_t dim : {int64_t{1024}, int64_t{4096}}) {  // the finish form (0.6B) and the full argmax (8B)
-    test::DecoderDims dims = dim == 1024 ? test::decoder_dims(1024, 16, 3072, 1, 151936) : test::DecoderDims{};
-    dims.n_layer = 1;
-    Schedule s = plan_graph(test::decoder_graph(dims), knobs, {}).schedule;
-    INFO("dim " << dim);
-    CHECK(rule_count(s, "gather_ahead").fired == 1);
-    const Launch& embed = s.launches.front();
-    const auto& e = std::get<EmbedLaunch>(embed.params);
-    const auto& am = std::get<ArgmaxLaunch>(s.launches.back().params);
-    CHECK(embed.host_token_only);
-    CHECK(embed.rules == std::vector<std::string>{"gather_ahead"});
-    CHECK(am.key.empty() == (dim == 4096));
-    CHECK(am.next_row.table == e.table);
-    CHECK(am.next_row.out == e.out);
-    CHECK(am.next_row.dim == dim);
-    CHECK(am.next_row.token == am.token);
-    CHECK(s.launches.back().writes().back() == e.out);
-    CHECK(print_launch(s.launches.back()).find(" +gather") != std::string::npos);
-    CHECK(print_launch(embed).find(" host_token_only") != std::string::npos);
-    for (size_t i = 1; i < s.launches.size(); ++i) CHECK_FALSE(s.launches[i].host_token_only);
-    // The verifier: a left-out launch needs the argmax's matching gather.
-    Schedule bad = s;
-    std::get<ArgmaxLaunch>(bad.launches.back().params).next_row.dim -= 32;
-    CHECK_THROWS_WITH(verify_schedule(bad), Catch::Contains("not this launch's gather of its token"));
-    bad = s;
-    std::get<ArgmaxLaunch>(bad.launches.back().params).next_row = EmbedLaunch{};
-    CHECK_THROWS_WITH(verify_schedule(bad), Catch::Contains("with no argmax gathering its row"));
-    bad = s;
-    bad.launches.front().host_token_only = false;
-    CHECK_THROWS_WITH(verify_schedule(bad), Catch::Contains("still writes"));
-    bad = s;
-    bad.launches[1].host_token_only = true;
-    CHECK_THROWS_WITH(verify_schedule(bad), Catch::Contains("not the step's first embedding launch"));
-  }
-  // Held: the step keeps its embedding launch and the argmax gathers nothing.
-  PlanOptions held;
-  held.held = {"gather_ahead"};
-  const Schedule h = plan_graph(test::decoder_graph(test::decoder_dims(1024, 16, 3072, 1, 151936)), knobs, held).schedule;
-  CHECK_FALSE(h.launches.front().host_token_only);
-  CHECK(std::get<ArgmaxLaunch>(h.launches.back().params).next_row.table.empty());
-  CHECK(rule_count(h, "gather_ahead").status == "held");
 }
 
 TEST_CASE("staged_weights declines every GEMV at Qwen3-0.6B's and 8B's widths", "[plan]") {

@@ -5,8 +5,7 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
-// launches:    21 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2);
-//              the embedding runs outside it where the host picks the token (gather_ahead)
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2)
 // memory:      weights 114944 bytes, buffers 90112 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -225,34 +224,48 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
 // the planner sizes its buffers: weights read, activations read + written (cache rows written),
 // KV cache bytes read per cached position (attention reads positions 0..pos).
 constexpr lanec::runtime::LaunchInfo kLaunches[] = {
-    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 0
-    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 1
-    {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 2
-    {"attention_attn_l00", "attention", "op 9", 0u, 4812u, 128u},  // 3
-    {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 392u, 0u},  // 4
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm, early_trigger)", 256u, 904u, 0u},  // 5
-    {"gemv_ffn_gate_l00", "gemv", "ops 13-14 (gemv_parts)", 17408u, 1160u, 0u},  // 6
-    {"swiglu_ffn_act_l00", "swiglu", "op 15 (early_trigger)", 0u, 1296u, 0u},  // 7
-    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 528u, 0u},  // 8
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm, early_trigger)", 256u, 904u, 0u},  // 9
-    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 10
-    {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 11
-    {"attention_attn_l01", "attention", "op 26", 0u, 4812u, 128u},  // 12
-    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 392u, 0u},  // 13
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm, early_trigger)", 256u, 904u, 0u},  // 14
-    {"gemv_ffn_gate_l01", "gemv", "ops 30-31 (gemv_parts)", 17408u, 1160u, 0u},  // 15
-    {"swiglu_ffn_act_l01", "swiglu", "op 32 (early_trigger)", 0u, 1296u, 0u},  // 16
-    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 528u, 0u},  // 17
-    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm, early_trigger)", 256u, 904u, 0u},  // 18
-    {"gemv_logits", "gemv", "op 36", 34816u, 2184u, 0u},  // 19
-    {"argmax_next_token", "argmax", "op 37 (gather_ahead)", 68u, 2324u, 0u},  // 20
+    {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
+    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 9", 0u, 4812u, 128u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 392u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm, early_trigger)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_gate_l00", "gemv", "ops 13-14 (gemv_parts)", 17408u, 1160u, 0u},  // 7
+    {"swiglu_ffn_act_l00", "swiglu", "op 15 (early_trigger)", 0u, 1296u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm, early_trigger)", 256u, 904u, 0u},  // 10
+    {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 26", 0u, 4812u, 128u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 392u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm, early_trigger)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_gate_l01", "gemv", "ops 30-31 (gemv_parts)", 17408u, 1160u, 0u},  // 16
+    {"swiglu_ffn_act_l01", "swiglu", "op 32 (early_trigger)", 0u, 1296u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm, early_trigger)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 36", 34816u, 2184u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 21 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 // long_context: the form for lengths where attention can merge several clusters of splits,
 // captured as a second graph (long_context_from in kernels/runtime/program.cuh).
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {
+  // ---- input
+  {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
+    EmbedParams p{};
+    p.table = w.token_embd;
+    p.token = b.token;
+    p.out = b.inp_embd;
+    p.norm_w = nullptr;
+    p.eps = 0.0f;
+    p.n_rows = 512;
+    p.dim = 64;
+    LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 0);
   // ---- layer 0
   {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
     RmsNormParams p{};
@@ -266,7 +279,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 0);
+  if (prof) prof->mark(stream, 1);
   {  // gemv_q_l00: #2 matmul q_l00, #3 matmul k_l00, #4 matmul v_l00  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_l00, nullptr, nullptr, 64};
@@ -280,7 +293,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 1);
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #5 rope q_rope_l00, #6 rope k_rope_l00, #7 kv_write cache_k_l00, #8 kv_write cache_v_l00  [row_write, rope_parts, early_trigger]
     RopeParams p{};
     p.parts[0] = {b.q_l00, nullptr, 2, nullptr, false};
@@ -297,7 +310,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm, CachePrecision::f16, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 2);
+  if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #9 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -322,7 +335,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     else
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
-  if (prof) prof->mark(stream, 3);
+  if (prof) prof->mark(stream, 4);
   {  // gemv_attn_out_l00: #10 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -334,7 +347,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 4);
+  if (prof) prof->mark(stream, 5);
   {  // rms_norm_ffn_norm_l00: #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm, early_trigger]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -349,7 +362,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #13 matmul ffn_gate_l00, #14 matmul ffn_up_l00  [gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_gate_l00, nullptr, nullptr, 128};
@@ -362,7 +375,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 7);
   {  // swiglu_ffn_act_l00: #15 swiglu ffn_act_l00  [early_trigger]
     QuantizeParams p{};
     p.x = b.ffn_gate_l00;
@@ -374,7 +387,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_out_l00: #16 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -386,7 +399,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm, early_trigger]
     RmsNormParams p{};
@@ -402,7 +415,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 64};
@@ -416,7 +429,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #22 rope q_rope_l01, #23 rope k_rope_l01, #24 kv_write cache_k_l01, #25 kv_write cache_v_l01  [row_write, rope_parts, early_trigger]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2, nullptr, false};
@@ -433,7 +446,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::norm, CachePrecision::f16, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #26 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -458,7 +471,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     else
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 13);
   {  // gemv_attn_out_l01: #27 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -470,7 +483,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 14);
   {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm, early_trigger]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -485,7 +498,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01  [gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_gate_l01, nullptr, nullptr, 128};
@@ -498,7 +511,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 16);
   {  // swiglu_ffn_act_l01: #32 swiglu ffn_act_l01  [early_trigger]
     QuantizeParams p{};
     p.x = b.ffn_gate_l01;
@@ -510,7 +523,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_out_l01: #33 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -522,7 +535,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 18);
   // ---- output
   {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm, early_trigger]
     RmsNormParams p{};
@@ -538,7 +551,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #36 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -550,13 +563,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
-  {  // argmax_next_token: #37 argmax next_token  [gather_ahead]
+  if (prof) prof->mark(stream, 20);
+  {  // argmax_next_token: #37 argmax next_token  [no rule]
     ArgmaxParams p{};
-    p.next.table = w.token_embd;
-    p.next.out = b.inp_embd;
-    p.next.n_rows = 512;
-    p.next.dim = 64;
     p.logits = b.logits;
     p.token = b.token;
     p.pos = b.pos;
@@ -568,25 +577,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.block_value = nullptr;
     p.block_index = nullptr;
     p.done = nullptr;
-    LANEC_CUDA_CHECK((launch_argmax_gather<WeightFormat::q8_0_split>(p, stream)));
+    LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 20);
-}
-
-// ---- the embedding gather of a token the host picked (the prompt's, a sampled one): the step's
-// argmax gathers the row of the token it picks (gather_ahead), so step() starts at the first layer
-void gather(cudaStream_t stream) {
-  {  // embed_inp_embd: #0 embed_get_rows inp_embd  [gather_ahead]
-    EmbedParams p{};
-    p.table = w.token_embd;
-    p.token = b.token;
-    p.out = b.inp_embd;
-    p.norm_w = nullptr;
-    p.eps = 0.0f;
-    p.n_rows = 512;
-    p.dim = 64;
-    LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
-  }
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -608,7 +601,6 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     1024,  // decode ring capacity
     bind,
     step,
-    gather,  // the host's gather of a token it picks (nullptr: step() gathers)
     kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
     16,  // most attention splits
 };

@@ -5,8 +5,7 @@
 // knob file:   h200.yaml
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
-// launches:    21 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2);
-//              the embedding runs outside it where the host picks the token (gather_ahead)
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2)
 // memory:      weights 151296 bytes, buffers 90112 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -258,34 +257,48 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
 // the planner sizes its buffers: weights read, activations read + written (cache rows written),
 // KV cache bytes read per cached position (attention reads positions 0..pos).
 constexpr lanec::runtime::LaunchInfo kLaunches[] = {
-    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 0
-    {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 1
-    {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 2
-    {"attention_attn_l00", "attention", "op 15", 0u, 4812u, 128u},  // 3
-    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 392u, 0u},  // 4
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm, early_trigger)", 256u, 904u, 0u},  // 5
-    {"gemv_ffn_gate_l00", "gemv", "ops 19-20 (gemv_parts)", 17408u, 1160u, 0u},  // 6
-    {"swiglu_ffn_act_l00", "swiglu", "op 21 (early_trigger)", 0u, 1296u, 0u},  // 7
-    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 528u, 0u},  // 8
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm, early_trigger)", 256u, 904u, 0u},  // 9
-    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 10
-    {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 11
-    {"attention_attn_l01", "attention", "op 38", 0u, 4812u, 128u},  // 12
-    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 392u, 0u},  // 13
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm, early_trigger)", 256u, 904u, 0u},  // 14
-    {"gemv_ffn_gate_l01", "gemv", "ops 42-43 (gemv_parts)", 17408u, 1160u, 0u},  // 15
-    {"swiglu_ffn_act_l01", "swiglu", "op 44 (early_trigger)", 0u, 1296u, 0u},  // 16
-    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 528u, 0u},  // 17
-    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm, early_trigger)", 256u, 904u, 0u},  // 18
-    {"gemv_logits", "gemv", "op 48", 34816u, 2184u, 0u},  // 19
-    {"argmax_next_token", "argmax", "op 49 (gather_ahead)", 68u, 2324u, 0u},  // 20
+    {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
+    {"gemv_q_bias_l00", "gemv", "ops 2-3, 5-6, 8-9 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 11-14 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 15", 0u, 4812u, 128u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 16", 4352u, 392u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 17-18 (add_norm, early_trigger)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_gate_l00", "gemv", "ops 19-20 (gemv_parts)", 17408u, 1160u, 0u},  // 7
+    {"swiglu_ffn_act_l00", "swiglu", "op 21 (early_trigger)", 0u, 1296u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 22", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 23-24 (add_norm, early_trigger)", 256u, 904u, 0u},  // 10
+    {"gemv_q_bias_l01", "gemv", "ops 25-26, 28-29, 31-32 (gemv_bias, qkv_head_epilogue, gemv_parts)", 9216u, 648u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 34-37 (row_write, rope_parts, early_trigger)", 0u, 900u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 38", 0u, 4812u, 128u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 39", 4352u, 392u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 40-41 (add_norm, early_trigger)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_gate_l01", "gemv", "ops 42-43 (gemv_parts)", 17408u, 1160u, 0u},  // 16
+    {"swiglu_ffn_act_l01", "swiglu", "op 44 (early_trigger)", 0u, 1296u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 45", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 46-47 (add_norm, early_trigger)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 48", 34816u, 2184u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 49", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 21 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 // long_context: the form for lengths where attention can merge several clusters of splits,
 // captured as a second graph (long_context_from in kernels/runtime/program.cuh).
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {
+  // ---- input
+  {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
+    EmbedParams p{};
+    p.table = w.token_embd;
+    p.token = b.token;
+    p.out = b.inp_embd;
+    p.norm_w = nullptr;
+    p.eps = 0.0f;
+    p.n_rows = 512;
+    p.dim = 64;
+    LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 0);
   // ---- layer 0
   {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
     RmsNormParams p{};
@@ -299,7 +312,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 0);
+  if (prof) prof->mark(stream, 1);
   {  // gemv_q_bias_l00: #2 matmul q_flat_l00, #3 add q_bias_l00, #5 matmul k_flat_l00, #6 add k_bias_l00, #8 matmul v_flat_l00, #9 add v_bias_l00  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_bias_l00, w.attn_q_bias_l00, nullptr, 64};
@@ -313,7 +326,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 1);
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #11 rope q_rope_l00, #12 rope k_rope_l00, #13 kv_write cache_k_l00, #14 kv_write cache_v_l00  [row_write, rope_parts, early_trigger]
     RopeParams p{};
     p.parts[0] = {b.q_l00, nullptr, 2, nullptr, false};
@@ -330,7 +343,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 2);
+  if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #15 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -355,7 +368,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     else
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
-  if (prof) prof->mark(stream, 3);
+  if (prof) prof->mark(stream, 4);
   {  // gemv_attn_out_l00: #16 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -367,7 +380,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 4);
+  if (prof) prof->mark(stream, 5);
   {  // rms_norm_ffn_norm_l00: #17 add attn_res_l00, #18 rms_norm ffn_norm_l00  [add_norm, early_trigger]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -382,7 +395,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #19 matmul ffn_gate_l00, #20 matmul ffn_up_l00  [gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_gate_l00, nullptr, nullptr, 128};
@@ -395,7 +408,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 7);
   {  // swiglu_ffn_act_l00: #21 swiglu ffn_act_l00  [early_trigger]
     QuantizeParams p{};
     p.x = b.ffn_gate_l00;
@@ -407,7 +420,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_out_l00: #22 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -419,7 +432,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #23 add l_out_l00, #24 rms_norm attn_norm_l01  [add_norm, early_trigger]
     RmsNormParams p{};
@@ -435,7 +448,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 10);
   {  // gemv_q_bias_l01: #25 matmul q_flat_l01, #26 add q_bias_l01, #28 matmul k_flat_l01, #29 add k_bias_l01, #31 matmul v_flat_l01, #32 add v_bias_l01  [gemv_bias, qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_bias_l01, w.attn_q_bias_l01, nullptr, 64};
@@ -449,7 +462,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #34 rope q_rope_l01, #35 rope k_rope_l01, #36 kv_write cache_k_l01, #37 kv_write cache_v_l01  [row_write, rope_parts, early_trigger]
     RopeParams p{};
     p.parts[0] = {b.q_l01, nullptr, 2, nullptr, false};
@@ -466,7 +479,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #38 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -491,7 +504,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     else
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 13);
   {  // gemv_attn_out_l01: #39 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -503,7 +516,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 14);
   {  // rms_norm_ffn_norm_l01: #40 add attn_res_l01, #41 rms_norm ffn_norm_l01  [add_norm, early_trigger]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -518,7 +531,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #42 matmul ffn_gate_l01, #43 matmul ffn_up_l01  [gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_gate_l01, nullptr, nullptr, 128};
@@ -531,7 +544,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 16);
   {  // swiglu_ffn_act_l01: #44 swiglu ffn_act_l01  [early_trigger]
     QuantizeParams p{};
     p.x = b.ffn_gate_l01;
@@ -543,7 +556,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_out_l01: #45 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -555,7 +568,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 18);
   // ---- output
   {  // rms_norm_result_norm: #46 add l_out_l01, #47 rms_norm result_norm  [add_norm, early_trigger]
     RmsNormParams p{};
@@ -571,7 +584,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #48 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.output, b.logits, nullptr, nullptr, 512};
@@ -583,13 +596,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
-  {  // argmax_next_token: #49 argmax next_token  [gather_ahead]
+  if (prof) prof->mark(stream, 20);
+  {  // argmax_next_token: #49 argmax next_token  [no rule]
     ArgmaxParams p{};
-    p.next.table = w.token_embd;
-    p.next.out = b.inp_embd;
-    p.next.n_rows = 512;
-    p.next.dim = 64;
     p.logits = b.logits;
     p.token = b.token;
     p.pos = b.pos;
@@ -601,25 +610,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.block_value = nullptr;
     p.block_index = nullptr;
     p.done = nullptr;
-    LANEC_CUDA_CHECK((launch_argmax_gather<WeightFormat::q8_0_split>(p, stream)));
+    LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 20);
-}
-
-// ---- the embedding gather of a token the host picked (the prompt's, a sampled one): the step's
-// argmax gathers the row of the token it picks (gather_ahead), so step() starts at the first layer
-void gather(cudaStream_t stream) {
-  {  // embed_inp_embd: #0 embed_get_rows inp_embd  [gather_ahead]
-    EmbedParams p{};
-    p.table = w.token_embd;
-    p.token = b.token;
-    p.out = b.inp_embd;
-    p.norm_w = nullptr;
-    p.eps = 0.0f;
-    p.n_rows = 512;
-    p.dim = 64;
-    LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
-  }
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -641,7 +634,6 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     1024,  // decode ring capacity
     bind,
     step,
-    gather,  // the host's gather of a token it picks (nullptr: step() gathers)
     kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
     16,  // most attention splits
 };

@@ -5,8 +5,7 @@
 // knob file:   rtx4090.yaml
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
-// launches:    21 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2);
-//              the embedding runs outside it where the host picks the token (gather_ahead)
+// launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2)
 // memory:      weights 141568 bytes, buffers 165888 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
@@ -237,34 +236,48 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
 // the planner sizes its buffers: weights read, activations read + written (cache rows written),
 // KV cache bytes read per cached position (attention reads positions 0..pos).
 constexpr lanec::runtime::LaunchInfo kLaunches[] = {
-    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 0
-    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 1
-    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 2
-    {"attention_attn_l00", "attention", "op 11", 0u, 9620u, 256u},  // 3
-    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 4
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 5
-    {"gemv_ffn_gate_l00", "gemv", "ops 15-16 (gemv_parts)", 17408u, 1160u, 0u},  // 6
-    {"swiglu_ffn_act_l00", "swiglu", "op 17", 0u, 1296u, 0u},  // 7
-    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 8
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 9
-    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 10
-    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 11
-    {"attention_attn_l01", "attention", "op 30", 0u, 9620u, 256u},  // 12
-    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 13
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 14
-    {"gemv_ffn_gate_l01", "gemv", "ops 34-35 (gemv_parts)", 17408u, 1160u, 0u},  // 15
-    {"swiglu_ffn_act_l01", "swiglu", "op 36", 0u, 1296u, 0u},  // 16
-    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 17
-    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 904u, 0u},  // 18
-    {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 19
-    {"argmax_next_token", "argmax", "op 41 (gather_ahead)", 68u, 2324u, 0u},  // 20
+    {"embed_inp_embd", "embed", "op 0", 68u, 260u, 0u},  // 0
+    {"rms_norm_attn_norm_l00", "rms_norm", "op 1", 256u, 392u, 0u},  // 1
+    {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 2
+    {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 3
+    {"attention_attn_l00", "attention", "op 11", 0u, 9620u, 256u},  // 4
+    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm)", 256u, 904u, 0u},  // 6
+    {"gemv_ffn_gate_l00", "gemv", "ops 15-16 (gemv_parts)", 17408u, 1160u, 0u},  // 7
+    {"swiglu_ffn_act_l00", "swiglu", "op 17", 0u, 1296u, 0u},  // 8
+    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm)", 256u, 904u, 0u},  // 10
+    {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 11
+    {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts)", 256u, 1796u, 0u},  // 12
+    {"attention_attn_l01", "attention", "op 30", 0u, 9620u, 256u},  // 13
+    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm)", 256u, 904u, 0u},  // 15
+    {"gemv_ffn_gate_l01", "gemv", "ops 34-35 (gemv_parts)", 17408u, 1160u, 0u},  // 16
+    {"swiglu_ffn_act_l01", "swiglu", "op 36", 0u, 1296u, 0u},  // 17
+    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm)", 256u, 904u, 0u},  // 19
+    {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 20
+    {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 21
 };
 
-// ---- one decode step: 21 launches, captured once as a CUDA graph and replayed per token ----
+// ---- one decode step: 22 launches, captured once as a CUDA graph and replayed per token ----
 // --profile runs it outside the graph with a profiler, which marks the end of launch i.
 // long_context: the form for lengths where attention can merge several clusters of splits,
 // captured as a second graph (long_context_from in kernels/runtime/program.cuh).
 void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_context) {
+  // ---- input
+  {  // embed_inp_embd: #0 embed_get_rows inp_embd  [no rule]
+    EmbedParams p{};
+    p.table = w.token_embd;
+    p.token = b.token;
+    p.out = b.inp_embd;
+    p.norm_w = nullptr;
+    p.eps = 0.0f;
+    p.n_rows = 512;
+    p.dim = 64;
+    LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
+  }
+  if (prof) prof->mark(stream, 0);
   // ---- layer 0
   {  // rms_norm_attn_norm_l00: #1 rms_norm attn_norm_l00  [no rule]
     RmsNormParams p{};
@@ -278,7 +291,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 0);
+  if (prof) prof->mark(stream, 1);
   {  // gemv_q_l00: #2 matmul q_l00, #3 matmul k_l00, #4 matmul v_l00  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l00, b.q_l00, nullptr, nullptr, 128};
@@ -292,7 +305,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 1);
+  if (prof) prof->mark(stream, 2);
   {  // rope_q_l00: #5 head_rms_norm q_norm_l00, #6 head_rms_norm k_norm_l00, #7 rope q_rope_l00, #8 rope k_rope_l00, #9 kv_write cache_k_l00, #10 kv_write cache_v_l00  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l00, w.attn_q_norm_l00, 4, nullptr, false};
@@ -309,7 +322,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 2);
+  if (prof) prof->mark(stream, 3);
   {  // attention_attn_l00: #11 attention attn_l00  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l00;
@@ -334,7 +347,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     else
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
-  if (prof) prof->mark(stream, 3);
+  if (prof) prof->mark(stream, 4);
   {  // gemv_attn_out_l00: #12 matmul attn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
@@ -346,7 +359,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 4);
+  if (prof) prof->mark(stream, 5);
   {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm]
     RmsNormParams p{};
     p.x = b.inp_embd;
@@ -361,7 +374,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 5);
+  if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00  [gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l00, b.ffn_gate_l00, nullptr, nullptr, 128};
@@ -374,7 +387,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 6);
+  if (prof) prof->mark(stream, 7);
   {  // swiglu_ffn_act_l00: #17 swiglu ffn_act_l00  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_gate_l00;
@@ -386,7 +399,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 7);
+  if (prof) prof->mark(stream, 8);
   {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
@@ -398,7 +411,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 8);
+  if (prof) prof->mark(stream, 9);
   // ---- layer 1
   {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm]
     RmsNormParams p{};
@@ -414,7 +427,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 9);
+  if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.attn_q_l01, b.q_l01, nullptr, nullptr, 128};
@@ -428,7 +441,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 10);
+  if (prof) prof->mark(stream, 11);
   {  // rope_q_l01: #24 head_rms_norm q_norm_l01, #25 head_rms_norm k_norm_l01, #26 rope q_rope_l01, #27 rope k_rope_l01, #28 kv_write cache_k_l01, #29 kv_write cache_v_l01  [head_norm_rope, row_write, rope_parts]
     RopeParams p{};
     p.parts[0] = {b.q_l01, w.attn_q_norm_l01, 4, nullptr, false};
@@ -445,7 +458,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n_ctx = 256;
     LANEC_CUDA_CHECK((launch_rope<RopeMode::neox, CachePrecision::f16>(p, stream)));
   }
-  if (prof) prof->mark(stream, 11);
+  if (prof) prof->mark(stream, 12);
   {  // attention_attn_l01: #30 attention attn_l01  [no rule]
     AttentionParams p{};
     p.q = b.q_rope_l01;
@@ -470,7 +483,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     else
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
-  if (prof) prof->mark(stream, 12);
+  if (prof) prof->mark(stream, 13);
   {  // gemv_attn_out_l01: #31 matmul attn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
@@ -482,7 +495,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 13);
+  if (prof) prof->mark(stream, 14);
   {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm]
     RmsNormParams p{};
     p.x = b.l_out_l00;
@@ -497,7 +510,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 14);
+  if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01  [gemv_parts]
     GemvParams p{};
     p.parts[0] = {w.ffn_gate_l01, b.ffn_gate_l01, nullptr, nullptr, 128};
@@ -510,7 +523,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 15);
+  if (prof) prof->mark(stream, 16);
   {  // swiglu_ffn_act_l01: #36 swiglu ffn_act_l01  [no rule]
     QuantizeParams p{};
     p.x = b.ffn_gate_l01;
@@ -522,7 +535,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 128;
     LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 16);
+  if (prof) prof->mark(stream, 17);
   {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
     GemvParams p{};
     p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
@@ -534,7 +547,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 17);
+  if (prof) prof->mark(stream, 18);
   // ---- output
   {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm]
     RmsNormParams p{};
@@ -550,7 +563,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.n = 64;
     LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
   }
-  if (prof) prof->mark(stream, 18);
+  if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #40 matmul logits  [no rule]
     GemvParams p{};
     p.parts[0] = {w.token_embd, b.logits, nullptr, nullptr, 512};
@@ -562,13 +575,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.split_k = 1;
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
-  if (prof) prof->mark(stream, 19);
-  {  // argmax_next_token: #41 argmax next_token  [gather_ahead]
+  if (prof) prof->mark(stream, 20);
+  {  // argmax_next_token: #41 argmax next_token  [no rule]
     ArgmaxParams p{};
-    p.next.table = w.token_embd;
-    p.next.out = b.inp_embd;
-    p.next.n_rows = 512;
-    p.next.dim = 64;
     p.logits = b.logits;
     p.token = b.token;
     p.pos = b.pos;
@@ -580,25 +589,9 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.block_value = nullptr;
     p.block_index = nullptr;
     p.done = nullptr;
-    LANEC_CUDA_CHECK((launch_argmax_gather<WeightFormat::q8_0_split>(p, stream)));
+    LANEC_CUDA_CHECK((launch_argmax(p, stream)));
   }
-  if (prof) prof->mark(stream, 20);
-}
-
-// ---- the embedding gather of a token the host picked (the prompt's, a sampled one): the step's
-// argmax gathers the row of the token it picks (gather_ahead), so step() starts at the first layer
-void gather(cudaStream_t stream) {
-  {  // embed_inp_embd: #0 embed_get_rows inp_embd  [gather_ahead]
-    EmbedParams p{};
-    p.table = w.token_embd;
-    p.token = b.token;
-    p.out = b.inp_embd;
-    p.norm_w = nullptr;
-    p.eps = 0.0f;
-    p.n_rows = 512;
-    p.dim = 64;
-    LANEC_CUDA_CHECK((launch_embed<WeightFormat::q8_0_split, false>(p, stream)));
-  }
+  if (prof) prof->mark(stream, 21);
 }
 
 lanec::runtime::DecodeSlots bind(uint8_t* wbase, uint8_t* bbase) {
@@ -620,7 +613,6 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     1024,  // decode ring capacity
     bind,
     step,
-    gather,  // the host's gather of a token it picks (nullptr: step() gathers)
     kLaunches, sizeof(kLaunches) / sizeof(kLaunches[0]),
     16,  // most attention splits
 };
