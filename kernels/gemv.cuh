@@ -405,31 +405,14 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
   return key;
 }
 
-// Where the fold's hint loads: right after the wait (1, default), so it is
-// in flight through the block's rows, or behind the block's stores (0, to
-// time the old form): the compiler cannot tell those stores from *best, so
-// there the load waits for them and adds an L2 round trip to the tail.
-#ifndef LANEC_ARGMAX_HINT_FIRST
-#define LANEC_ARGMAX_HINT_FIRST 1
-#endif
-
-// What *best held when the block got there: a hint, thread (0, 0) only. It
-// must load after the wait, which orders it after the last replay's reset.
-__device__ __forceinline__ unsigned long long load_argmax_hint(const unsigned long long* best) {
-  return threadIdx.x == 0 && threadIdx.y == 0 ? __ldcg(best) : 0ull;
-}
-
 // Folds the block's greedy keys (one a warp, in lane 0; 0 for none) into
-// *best: one barrier, and one atomic a block only where the block beats the
-// hint `seen` (load_argmax_hint), so most blocks of a tall grid add no
-// atomic. A stale hint only adds atomics: keys only rise within a launch.
-__device__ __forceinline__ void fold_block_argmax(unsigned long long* best, unsigned long long warp_key,
-                                                  unsigned long long seen) {
+// *best: one barrier, and one atomic a block only where the block beats what
+// *best held when the block got there (its load is in flight during the
+// barrier), so most blocks of a tall grid add no atomic.
+__device__ __forceinline__ void fold_block_argmax(unsigned long long* best, unsigned long long warp_key) {
   __shared__ unsigned long long warp_keys[kGemvMaxWarps];
   const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
-#if !LANEC_ARGMAX_HINT_FIRST
-  seen = load_argmax_hint(best);
-#endif
+  const unsigned long long seen = leader ? __ldcg(best) : 0ull;
   if (threadIdx.x == 0) warp_keys[threadIdx.y] = warp_key;
   __syncthreads();
   if (!leader) return;
@@ -459,10 +442,8 @@ __device__ __forceinline__ void gemv_body(const GemvParams& p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  unsigned long long seen = 0ull;
-  if constexpr (Argmax) seen = gemv_detail::load_argmax_hint(p.argmax_best);
   const unsigned long long key = gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Ahead>(p, rows, partial);
-  if constexpr (Argmax) gemv_detail::fold_block_argmax(p.argmax_best, key, seen);
+  if constexpr (Argmax) gemv_detail::fold_block_argmax(p.argmax_best, key);
 }
 
 }  // namespace gemv_detail
@@ -524,8 +505,6 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
   gemv_detail::WChunk cur[C];
   if (row < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row, lane, n_chunks, cur);  // constants: before the wait
   pdl_wait();
-  unsigned long long seen = 0ull;
-  if constexpr (Argmax) seen = load_argmax_hint(p.argmax_best);
   // Argmax: this warp's winner so far, in lane 0 (the first non-NaN row, then
   // only a larger value: rows rise, so a tie keeps the lower). Two registers
   // in the loop, where a running 64-bit key took twelve more (ptxas).
@@ -555,8 +534,7 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
 #pragma unroll
     for (int j = 0; j < C; ++j) cur[j] = next[j];
   }
-  if constexpr (Argmax)
-    fold_block_argmax(p.argmax_best, best_row < 0 ? 0ull : argmax_key(best_value, best_row), seen);
+  if constexpr (Argmax) fold_block_argmax(p.argmax_best, best_row < 0 ? 0ull : argmax_key(best_value, best_row));
 }
 
 }  // namespace gemv_detail
