@@ -93,8 +93,9 @@ constexpr bool kRopeEarlyPos = LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS;
 // Measured on an H100, Qwen3-8B: the early rope +0.5 % a token at positions
 // up to 128, -1.8 % at 4096 (docs/performance.md, h100-2026-12-06d). So with
 // the position read before the wait the rope triggers early only below this
-// position, and after its wait (as without the rule) from it on. The
-// crossover between the two is not measured; 512 keeps the measured gain
+// position, and after its wait (as without the rule) from it on: at 4096
+// that form equals the rule held (h100-2026-12-06e). The crossover between
+// the two is not measured; 512 keeps the measured gain
 // (-DLANEC_ROPE_EARLY_TRIGGER_ROWS=N to time another).
 #ifndef LANEC_ROPE_EARLY_TRIGGER_ROWS
 #define LANEC_ROPE_EARLY_TRIGGER_ROWS 512
