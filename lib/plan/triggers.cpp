@@ -18,18 +18,6 @@ int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
   return (gemv_rows(g) + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
 }
 
-// What launch i + 1 reads before its wait that a launch still running when
-// it starts writes, if launch i triggers early: launch i - 1, and the ones
-// before it while they trigger early too.
-std::optional<std::string> next_reads_early(const Schedule& s, size_t i) {
-  const Launch& next = s.launches[i + 1];
-  for (size_t j = i; j-- > 0;) {
-    if (auto clash = early_read_clash(s, s.launches[j], next)) return clash;
-    if (!s.launches[j].early_trigger) break;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 bool takes_early_trigger(const Launch& l) {
@@ -47,7 +35,9 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
     q.arch_number = knobs.arch_number();
     q.warp_slots = slots;
     q.has_next = i + 1 < s.launches.size();
-    if (q.has_next) q.next_reads_early = next_reads_early(s, i);
+    // If launch i triggers early, launch i + 1 may start while launch i - 1
+    // (and those before it that trigger early) still run.
+    if (q.has_next) q.next_reads_early = early_read_clash_before(s, s.launches[i + 1], i);
     if (i > 0) {
       const Launch& prev = s.launches[i - 1];
       if (const auto* g = std::get_if<GemvLaunch>(&prev.params); g != nullptr && !g->staged) {

@@ -91,17 +91,6 @@ std::optional<std::string> rope_early_clash(const Schedule& s, const Launch& run
   return std::nullopt;
 }
 
-// Launch i starts once every block of launch i - 1 has triggered: after its
-// wait, or at its start with early_trigger, and then launch i - 2 may still
-// run too (and so on back while the launches trigger early).
-void check_early_reads(const Schedule& s, size_t i) {
-  const Launch& l = s.launches[i];
-  for (size_t j = i; j-- > 0;) {
-    if (auto clash = early_read_clash(s, s.launches[j], l)) bad(l, "may start while " + *clash);
-    if (!s.launches[j].early_trigger) break;
-  }
-}
-
 // early_trigger: the kernels that take it (pdl_trigger_early).
 void check_early_trigger(const Launch& l) {
   if (l.early_trigger && !takes_early_trigger(l)) bad(l, "early trigger on a kernel without one");
@@ -140,6 +129,14 @@ std::optional<std::string> early_read_clash(const Schedule& s, const Launch& run
   return std::nullopt;  // the other kernels read only constants before their wait
 }
 
+std::optional<std::string> early_read_clash_before(const Schedule& s, const Launch& reader, size_t from) {
+  for (size_t j = from; j-- > 0;) {
+    if (auto clash = early_read_clash(s, s.launches[j], reader)) return clash;
+    if (!s.launches[j].early_trigger) break;
+  }
+  return std::nullopt;
+}
+
 void verify_schedule(const Schedule& s) {
   for (size_t i = 1; i < s.buffers.size(); ++i)
     LANEC_ASSERT(s.buffers[i - 1].name < s.buffers[i].name, "schedule buffers not sorted/unique at " + s.buffers[i].name);
@@ -155,7 +152,8 @@ void verify_schedule(const Schedule& s) {
     const Launch& l = s.launches[i];
     check_params(l);
     check_early_trigger(l);
-    check_early_reads(s, i);
+    // Launch i starts once every block of launch i - 1 has triggered.
+    if (auto clash = early_read_clash_before(s, l, i)) bad(l, "may start while " + *clash);
     for (const std::string& name : l.reads()) {
       const Buffer* b = s.find_buffer(name);
       if (!b) bad(l, "reads unknown buffer " + name);

@@ -32,4 +32,10 @@ void verify_schedule(const Schedule& schedule);
 // before their wait).
 std::optional<std::string> early_read_clash(const Schedule& s, const Launch& running, const Launch& reader);
 
+// The same over the launches that may still run when `reader` starts, if it
+// starts once launch from - 1 has triggered: launch from - 1, and back from
+// it while the launches trigger early (early_trigger: at their start, so the
+// one before may still run too). The first clash, or nullopt.
+std::optional<std::string> early_read_clash_before(const Schedule& s, const Launch& reader, size_t from);
+
 }  // namespace lanec
