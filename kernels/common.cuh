@@ -353,16 +353,21 @@ __device__ __forceinline__ void warp_max_each(float (&v)[N]) {
 // Sum over a 1-D block (blockDim.x a multiple of 32, at most 1024); every
 // thread gets the total. `scratch` is 32 floats of shared memory; the call
 // starts and ends with a barrier so it may be used twice in a row.
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
+// block_sum's second half, given each warp's own sum (so that a caller may
+// put independent work between the warp's shuffles and the block barrier).
+__device__ __forceinline__ float block_sum_of_warp_sums(float warp_total, float* scratch) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const int n_warps = blockDim.x / kWarpSize;
-  v = warp_sum(v);
   __syncthreads();
-  if (lane == 0) scratch[warp] = v;
+  if (lane == 0) scratch[warp] = warp_total;
   __syncthreads();
   float total = lane < n_warps ? scratch[lane] : 0.0f;
   return warp_sum(total);
+}
+
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  return block_sum_of_warp_sums(warp_sum(v), scratch);
 }
 
 // ---- 16-bit floats ------------------------------------------------------------

@@ -428,7 +428,10 @@ void sweep_rms_norm_case(int n) {
     ref::quantize_q8(y.data(), n, qs_y.data(), d_y.data());
     ref::quantize_q8_low(y.data(), n, qs_y.data(), d_y.data(), lo_ref.data());
     check(tag + " two words: qs", to_float(d_qs.download()), qs_one_word, 0.0, 0.0);
-    check(tag + " two words: low words", to_float(d_lo.download()), to_float(lo_ref), 0.0, 0.0);
+    // LANEC_NORM_QUANT_EARLY quantizes h w and scales d by 1/r: its words
+    // match those of y up to float rounding, so a low word may be one step off.
+    check(tag + " two words: low words", to_float(d_lo.download()), to_float(lo_ref), LANEC_NORM_QUANT_EARLY ? 1.0 : 0.0,
+          0.0);
     // The int8 form alone (out = nullptr, as the planner emits it): the same bits.
     const auto d_two_words = d_d.download();
     p.out = nullptr;
