@@ -1,0 +1,157 @@
+// What the library's RMS norm launch costs a dependent chain by itself,
+// outside a model: N launches of rms_norm (residual add, int8 output in the
+// two-word form, as the generated programs run it between two GEMVs), each
+// reading the residual stream the one before wrote, captured once as a CUDA
+// graph with PDL and replayed; µs a step, the median of 15 replays. Against
+// bench/launch_floor.cu's floor (a dependent launch with one read and one
+// write) it says how much of a norm's place in the chain (docs/performance.md,
+// the chain profiles: 1.9 µs on Qwen3-0.6B) is the kernel's own work, and
+// with the f32 output instead of the int8 one, what the int8 tail after the
+// block sum costs. Build it twice to time a kernel switch alone, e.g.
+//   for m in 0 1; do nvcc -std=c++17 -O2 -arch=sm_90 -DLANEC_NORM_QUANT_EARLY=$m \
+//     -o norm_chain$m bench/norm_chain.cu && ./norm_chain$m [N]; done
+// Prints one JSON object: for n = 1024, 2048 and 4096 (Qwen3 0.6B, 1.7B and
+// 8B), the int8 form with and without the early trigger, and the f32 form.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../kernels/rms_norm.cuh"
+
+namespace {
+
+using lanec::kernels::launch_rms_norm;
+using lanec::kernels::RmsNormParams;
+
+constexpr int kMaxN = 4096;
+
+// The vectors a chain of norms works on. The residual stream ping-pongs
+// between two buffers (in place would make the norm one block): step s reads
+// res[s % 2] and writes res[(s + 1) % 2], so every step depends on the last.
+struct NormBuffers {
+  float* x = nullptr;  // the "GEMV output" added each step (constant)
+  float* res[2] = {nullptr, nullptr};
+  float* w = nullptr;
+  float* out = nullptr;  // the f32 form
+  int8_t* qs = nullptr;
+  int8_t* lo = nullptr;
+  float* d = nullptr;
+};
+
+float* upload_random(int n, float lo, float hi, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& e : v) e = dist(rng);
+  float* d = nullptr;
+  LANEC_CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(float)));
+  LANEC_CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice));
+  return d;
+}
+
+NormBuffers make_buffers() {
+  std::mt19937 rng(1);
+  NormBuffers b;
+  b.x = upload_random(kMaxN, -0.01f, 0.01f, rng);
+  b.res[0] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  b.res[1] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  b.w = upload_random(kMaxN, 0.5f, 1.5f, rng);
+  LANEC_CUDA_CHECK(cudaMalloc(&b.out, kMaxN * sizeof(float)));
+  LANEC_CUDA_CHECK(cudaMalloc(&b.qs, kMaxN));
+  LANEC_CUDA_CHECK(cudaMalloc(&b.lo, kMaxN));
+  LANEC_CUDA_CHECK(cudaMalloc(&b.d, kMaxN / 32 * sizeof(float)));
+  return b;
+}
+
+void free_buffers(NormBuffers& b) {
+  for (void* p : {static_cast<void*>(b.x), static_cast<void*>(b.res[0]), static_cast<void*>(b.res[1]),
+                  static_cast<void*>(b.w), static_cast<void*>(b.out), static_cast<void*>(b.qs),
+                  static_cast<void*>(b.lo), static_cast<void*>(b.d)})
+    LANEC_CUDA_CHECK(cudaFree(p));
+}
+
+enum class Form { kInt8, kInt8EarlyTrigger, kF32 };
+
+cudaError_t launch_step(const NormBuffers& b, Form form, int n, int s, cudaStream_t stream) {
+  RmsNormParams p{};
+  p.x = b.x;
+  p.residual = b.res[s % 2];
+  p.h_out = b.res[(s + 1) % 2];
+  p.w = b.w;
+  p.eps = 1e-6f;
+  p.n = n;
+  if (form == Form::kF32) {
+    p.out = b.out;
+    return launch_rms_norm<true, false>(p, stream);
+  }
+  p.out_qs = b.qs;
+  p.out_d = b.d;
+  p.out_lo = b.lo;
+  return form == Form::kInt8 ? launch_rms_norm<true, true, false>(p, stream)
+                             : launch_rms_norm<true, true, true>(p, stream);
+}
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// µs a step of a replayed graph of `steps` norm launches.
+float chain_us(const NormBuffers& b, Form form, int n, int steps, cudaStream_t stream) {
+  cudaGraph_t graph;
+  LANEC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int s = 0; s < steps; ++s) LANEC_CUDA_CHECK(launch_step(b, form, n, s, stream));
+  LANEC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  LANEC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
+  cudaEvent_t start, stop;
+  LANEC_CUDA_CHECK(cudaEventCreate(&start));
+  LANEC_CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  std::vector<float> ms(15);
+  for (float& m : ms) {
+    LANEC_CUDA_CHECK(cudaEventRecord(start, stream));
+    LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    LANEC_CUDA_CHECK(cudaEventRecord(stop, stream));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
+    LANEC_CUDA_CHECK(cudaEventElapsedTime(&m, start, stop));
+  }
+  LANEC_CUDA_CHECK(cudaEventDestroy(start));
+  LANEC_CUDA_CHECK(cudaEventDestroy(stop));
+  LANEC_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  return median(ms) * 1e3f / static_cast<float>(steps);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 256;
+  if (steps < 1) {
+    std::fprintf(stderr, "norm_chain: N must be a positive step count\n");
+    return 2;
+  }
+  cudaStream_t stream;
+  LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  NormBuffers b = make_buffers();
+  std::string json = "{\"steps\": " + std::to_string(steps) +
+                     ", \"norm_quant_early\": " + std::to_string(LANEC_NORM_QUANT_EARLY) + ", \"us_a_step\": {";
+  const int lengths[] = {1024, 2048, 4096};
+  for (int i = 0; i < 3; ++i) {
+    const int n = lengths[i];
+    char cell[160];
+    std::snprintf(cell, sizeof cell, "%s\"%d\": {\"int8\": %.3f, \"int8_early_trigger\": %.3f, \"f32\": %.3f}",
+                  i ? ", " : "", n, chain_us(b, Form::kInt8, n, steps, stream),
+                  chain_us(b, Form::kInt8EarlyTrigger, n, steps, stream), chain_us(b, Form::kF32, n, steps, stream));
+    json += cell;
+  }
+  std::printf("%s}}\n", json.c_str());
+  free_buffers(b);
+  LANEC_CUDA_CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
