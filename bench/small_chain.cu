@@ -1,0 +1,213 @@
+// What the library's small launches cost a dependent chain by themselves,
+// outside a model: N launches of one kernel, each reading what the one
+// before wrote, captured once as a CUDA graph with PDL and replayed; µs a
+// step, the median of 15 replays. Against bench/launch_floor.cu's floor (a
+// dependent launch with one read and one write) it says how much of a small
+// launch's place in the chain (docs/performance.md, the chain profiles:
+// 1.9 µs for a norm on Qwen3-0.6B, 1.7 for the SwiGLU) is the kernel's own
+// work. The kernels, as the generated programs run them:
+//   rms_norm   residual add and the int8 output in the two-word form, with
+//              and without the early trigger; and the f32 output instead,
+//              which says what the int8 tail after the block sum costs;
+//   swiglu     the quantize launch forming silu(gate) * up in the two-word
+//              int8 form (here also in f32: the next launch's input), with
+//              and without the early trigger.
+// Lengths: the norms at n = 1024, 2048 and 4096 and the SwiGLU at 3072, 6144
+// and 12288 (Qwen3 0.6B, 1.7B and 8B). Build it twice to time a kernel switch
+// alone, e.g.
+//   for m in 0 1; do nvcc -std=c++17 -O2 -arch=sm_90 -DLANEC_NORM_QUANT_EARLY=$m \
+//     -o small_chain$m bench/small_chain.cu && ./small_chain$m [N]; done
+// Prints one JSON object.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../kernels/quantize.cuh"
+#include "../kernels/rms_norm.cuh"
+
+namespace {
+
+using lanec::kernels::launch_quantize_q8;
+using lanec::kernels::launch_rms_norm;
+using lanec::kernels::QuantizeParams;
+using lanec::kernels::RmsNormParams;
+
+constexpr int kMaxN = 12288;
+
+// The vectors the chains work on. The norms' residual stream ping-pongs
+// between two buffers (in place would make the norm one block): step s reads
+// res[s % 2] and writes res[(s + 1) % 2], so every step depends on the last.
+struct ChainBuffers {
+  float* x = nullptr;  // the "GEMV output" added each step (constant)
+  float* res[2] = {nullptr, nullptr};
+  float* w = nullptr;
+  float* out = nullptr;  // the f32 form
+  int8_t* qs = nullptr;
+  int8_t* lo = nullptr;
+  float* d = nullptr;
+  // The SwiGLU's: up ping-pongs (step s reads up[s % 2] and writes
+  // silu(gate) * up to up[(s + 1) % 2]); gate is the constant g with
+  // silu(g) = 1, so the values neither grow nor vanish over the chain.
+  float* gate = nullptr;
+  float* up[2] = {nullptr, nullptr};
+};
+
+// g with g / (1 + e^-g) = 1 (Newton's method).
+float silu_one() {
+  double g = 1.0;
+  for (int i = 0; i < 50; ++i) {
+    const double e = std::exp(-g), f = g / (1.0 + e) - 1.0, df = (1.0 + e + g * e) / ((1.0 + e) * (1.0 + e));
+    g -= f / df;
+  }
+  return static_cast<float>(g);
+}
+
+float* upload(const std::vector<float>& v) {
+  float* d = nullptr;
+  LANEC_CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(float)));
+  LANEC_CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice));
+  return d;
+}
+
+float* upload_random(int n, float lo, float hi, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& e : v) e = dist(rng);
+  return upload(v);
+}
+
+ChainBuffers make_buffers() {
+  std::mt19937 rng(1);
+  ChainBuffers b;
+  b.x = upload_random(kMaxN, -0.01f, 0.01f, rng);
+  b.res[0] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  b.res[1] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  b.w = upload_random(kMaxN, 0.5f, 1.5f, rng);
+  LANEC_CUDA_CHECK(cudaMalloc(&b.out, kMaxN * sizeof(float)));
+  LANEC_CUDA_CHECK(cudaMalloc(&b.qs, kMaxN));
+  LANEC_CUDA_CHECK(cudaMalloc(&b.lo, kMaxN));
+  LANEC_CUDA_CHECK(cudaMalloc(&b.d, kMaxN / 32 * sizeof(float)));
+  b.gate = upload(std::vector<float>(kMaxN, silu_one()));
+  b.up[0] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  b.up[1] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  return b;
+}
+
+void free_buffers(ChainBuffers& b) {
+  for (void* p : {static_cast<void*>(b.x), static_cast<void*>(b.res[0]), static_cast<void*>(b.res[1]),
+                  static_cast<void*>(b.w), static_cast<void*>(b.out), static_cast<void*>(b.qs),
+                  static_cast<void*>(b.lo), static_cast<void*>(b.d), static_cast<void*>(b.gate),
+                  static_cast<void*>(b.up[0]), static_cast<void*>(b.up[1])})
+    LANEC_CUDA_CHECK(cudaFree(p));
+}
+
+enum class Form { kInt8, kInt8EarlyTrigger, kF32, kSwiglu, kSwigluEarlyTrigger };
+
+cudaError_t launch_swiglu_step(const ChainBuffers& b, bool early_trigger, int n, int s, cudaStream_t stream) {
+  QuantizeParams p{};
+  p.x = b.gate;
+  p.up = b.up[s % 2];
+  p.out = b.up[(s + 1) % 2];
+  p.out_qs = b.qs;
+  p.out_d = b.d;
+  p.out_lo = b.lo;
+  p.n = n;
+  return early_trigger ? launch_quantize_q8<true, true>(p, stream) : launch_quantize_q8<true, false>(p, stream);
+}
+
+cudaError_t launch_step(const ChainBuffers& b, Form form, int n, int s, cudaStream_t stream) {
+  if (form == Form::kSwiglu || form == Form::kSwigluEarlyTrigger)
+    return launch_swiglu_step(b, form == Form::kSwigluEarlyTrigger, n, s, stream);
+  RmsNormParams p{};
+  p.x = b.x;
+  p.residual = b.res[s % 2];
+  p.h_out = b.res[(s + 1) % 2];
+  p.w = b.w;
+  p.eps = 1e-6f;
+  p.n = n;
+  if (form == Form::kF32) {
+    p.out = b.out;
+    return launch_rms_norm<true, false>(p, stream);
+  }
+  p.out_qs = b.qs;
+  p.out_d = b.d;
+  p.out_lo = b.lo;
+  return form == Form::kInt8 ? launch_rms_norm<true, true, false>(p, stream)
+                             : launch_rms_norm<true, true, true>(p, stream);
+}
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// µs a step of a replayed graph of `steps` launches of one form.
+float chain_us(const ChainBuffers& b, Form form, int n, int steps, cudaStream_t stream) {
+  cudaGraph_t graph;
+  LANEC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int s = 0; s < steps; ++s) LANEC_CUDA_CHECK(launch_step(b, form, n, s, stream));
+  LANEC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  LANEC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
+  cudaEvent_t start, stop;
+  LANEC_CUDA_CHECK(cudaEventCreate(&start));
+  LANEC_CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  std::vector<float> ms(15);
+  for (float& m : ms) {
+    LANEC_CUDA_CHECK(cudaEventRecord(start, stream));
+    LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    LANEC_CUDA_CHECK(cudaEventRecord(stop, stream));
+    LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
+    LANEC_CUDA_CHECK(cudaEventElapsedTime(&m, start, stop));
+  }
+  LANEC_CUDA_CHECK(cudaEventDestroy(start));
+  LANEC_CUDA_CHECK(cudaEventDestroy(stop));
+  LANEC_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  return median(ms) * 1e3f / static_cast<float>(steps);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 256;
+  if (steps < 1) {
+    std::fprintf(stderr, "small_chain: N must be a positive step count\n");
+    return 2;
+  }
+  cudaStream_t stream;
+  LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  ChainBuffers b = make_buffers();
+  std::string json = "{\"steps\": " + std::to_string(steps) +
+                     ", \"norm_quant_early\": " + std::to_string(LANEC_NORM_QUANT_EARLY) + ", \"rms_norm_us\": {";
+  const int norm_lengths[] = {1024, 2048, 4096};
+  for (int i = 0; i < 3; ++i) {
+    const int n = norm_lengths[i];
+    char cell[160];
+    std::snprintf(cell, sizeof cell, "%s\"%d\": {\"int8\": %.3f, \"int8_early_trigger\": %.3f, \"f32\": %.3f}",
+                  i ? ", " : "", n, chain_us(b, Form::kInt8, n, steps, stream),
+                  chain_us(b, Form::kInt8EarlyTrigger, n, steps, stream), chain_us(b, Form::kF32, n, steps, stream));
+    json += cell;
+  }
+  json += "}, \"swiglu_us\": {";
+  const int swiglu_lengths[] = {3072, 6144, 12288};
+  for (int i = 0; i < 3; ++i) {
+    const int n = swiglu_lengths[i];
+    char cell[128];
+    std::snprintf(cell, sizeof cell, "%s\"%d\": {\"int8\": %.3f, \"int8_early_trigger\": %.3f}", i ? ", " : "", n,
+                  chain_us(b, Form::kSwiglu, n, steps, stream), chain_us(b, Form::kSwigluEarlyTrigger, n, steps, stream));
+    json += cell;
+  }
+  std::printf("%s}}\n", json.c_str());
+  free_buffers(b);
+  LANEC_CUDA_CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
