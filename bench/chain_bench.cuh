@@ -1,4 +1,4 @@
-// Helpers of the standalone bench chains (norm_fold.cu, qkv_rope_fold.cu,
+// Helpers of the standalone bench chains (norm_fold.cu, qkv_rope_fold.cu, small_chain.cu,
 // gemv_bulk.cu, gemv_stream.cu):
 // deterministic pseudo-random device buffers (bytes, floats in [lo, hi),
 // f16 scales, whole q8_0_split matrices) and the median replay time of a

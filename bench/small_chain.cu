@@ -18,28 +18,25 @@
 //   for m in 0 1; do nvcc -std=c++17 -O2 -arch=sm_90 -DLANEC_NORM_QUANT_EARLY=$m \
 //     -o small_chain$m bench/small_chain.cu && ./small_chain$m [N]; done
 // Prints one JSON object.
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
-#include <vector>
 
-#include "../kernels/quantize.cuh"
-#include "../kernels/rms_norm.cuh"
+#include "chain_bench.cuh"
 
 namespace {
 
+using lanec::bench::device_alloc;
+using lanec::bench::fill_floats;
+using lanec::bench::median_replay_us;
 using lanec::kernels::launch_quantize_q8;
 using lanec::kernels::launch_rms_norm;
 using lanec::kernels::QuantizeParams;
 using lanec::kernels::RmsNormParams;
 
 constexpr int kMaxN = 12288;
+constexpr int kReplays = 15;
 
 // The vectors the chains work on. The norms' residual stream ping-pongs
 // between two buffers (in place would make the norm one block): step s reads
@@ -69,34 +66,28 @@ float silu_one() {
   return static_cast<float>(g);
 }
 
-float* upload(const std::vector<float>& v) {
-  float* d = nullptr;
-  LANEC_CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(float)));
-  LANEC_CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
-float* upload_random(int n, float lo, float hi, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& e : v) e = dist(rng);
-  return upload(v);
+// kMaxN floats in [lo, hi] on the device (hi == lo: all lo).
+float* floats(float lo, float hi, uint32_t seed) {
+  float* p = device_alloc<float>(kMaxN);
+  fill_floats<<<64, 256>>>(p, kMaxN, seed, lo, hi);
+  return p;
 }
 
 ChainBuffers make_buffers() {
-  std::mt19937 rng(1);
   ChainBuffers b;
-  b.x = upload_random(kMaxN, -0.01f, 0.01f, rng);
-  b.res[0] = upload_random(kMaxN, -1.0f, 1.0f, rng);
-  b.res[1] = upload_random(kMaxN, -1.0f, 1.0f, rng);
-  b.w = upload_random(kMaxN, 0.5f, 1.5f, rng);
-  LANEC_CUDA_CHECK(cudaMalloc(&b.out, kMaxN * sizeof(float)));
-  LANEC_CUDA_CHECK(cudaMalloc(&b.qs, kMaxN));
-  LANEC_CUDA_CHECK(cudaMalloc(&b.lo, kMaxN));
-  LANEC_CUDA_CHECK(cudaMalloc(&b.d, kMaxN / 32 * sizeof(float)));
-  b.gate = upload(std::vector<float>(kMaxN, silu_one()));
-  b.up[0] = upload_random(kMaxN, -1.0f, 1.0f, rng);
-  b.up[1] = upload_random(kMaxN, -1.0f, 1.0f, rng);
+  b.x = floats(-0.01f, 0.01f, 1);
+  b.res[0] = floats(-1.0f, 1.0f, 2);
+  b.res[1] = floats(-1.0f, 1.0f, 3);
+  b.w = floats(0.5f, 1.5f, 4);
+  b.out = device_alloc<float>(kMaxN);
+  b.qs = device_alloc<int8_t>(kMaxN);
+  b.lo = device_alloc<int8_t>(kMaxN);
+  b.d = device_alloc<float>(kMaxN / 32);
+  const float g = silu_one();
+  b.gate = floats(g, g, 5);
+  b.up[0] = floats(-1.0f, 1.0f, 6);
+  b.up[1] = floats(-1.0f, 1.0f, 7);
+  LANEC_CUDA_CHECK(cudaDeviceSynchronize());
   return b;
 }
 
@@ -143,36 +134,12 @@ cudaError_t launch_step(const ChainBuffers& b, Form form, int n, int s, cudaStre
                              : launch_rms_norm<true, true, true>(p, stream);
 }
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // µs a step of a replayed graph of `steps` launches of one form.
 float chain_us(const ChainBuffers& b, Form form, int n, int steps, cudaStream_t stream) {
-  cudaGraph_t graph;
-  LANEC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int s = 0; s < steps; ++s) LANEC_CUDA_CHECK(launch_step(b, form, n, s, stream));
-  LANEC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec;
-  LANEC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  LANEC_CUDA_CHECK(cudaGraphDestroy(graph));
-  cudaEvent_t start, stop;
-  LANEC_CUDA_CHECK(cudaEventCreate(&start));
-  LANEC_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  std::vector<float> ms(15);
-  for (float& m : ms) {
-    LANEC_CUDA_CHECK(cudaEventRecord(start, stream));
-    LANEC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    LANEC_CUDA_CHECK(cudaEventRecord(stop, stream));
-    LANEC_CUDA_CHECK(cudaEventSynchronize(stop));
-    LANEC_CUDA_CHECK(cudaEventElapsedTime(&m, start, stop));
-  }
-  LANEC_CUDA_CHECK(cudaEventDestroy(start));
-  LANEC_CUDA_CHECK(cudaEventDestroy(stop));
-  LANEC_CUDA_CHECK(cudaGraphExecDestroy(exec));
-  return median(ms) * 1e3f / static_cast<float>(steps);
+  const auto record = [&](cudaStream_t s) {
+    for (int i = 0; i < steps; ++i) LANEC_CUDA_CHECK(launch_step(b, form, n, i, s));
+  };
+  return static_cast<float>(median_replay_us(record, stream, kReplays, steps));
 }
 
 }  // namespace
