@@ -615,6 +615,8 @@ class ProgramEmitter {
       o << "    p.n_v_head = " << r.n_v_head << ";\n";
     }
     if (r.n_ctx > 0) o << "    p.n_ctx = " << r.n_ctx << ";\n";
+    if (l.early_trigger && r.early_trigger_rows > 0)
+      o << "    p.early_trigger_rows = " << r.early_trigger_rows << ";  // early trigger below this position only\n";
     // early_trigger: the third template argument, after the cache precision.
     const std::string cache_arg = !cache_type.empty() ? ", " + cache_type
                                   : l.early_trigger   ? std::string(", CachePrecision::f32")

@@ -55,6 +55,7 @@ struct RopeParams {
   void* v_cache;         // [n_v_head, n_ctx, head_dim]
   int n_v_head;
   int n_ctx;             // rows of the caches (any part's cache and v_cache)
+  int early_trigger_rows;  // EarlyTrigger: only below this position (see below); 0 = every position
 };
 
 // Thread mapping: one warp per head (part 0's heads first, then part 1's,
@@ -89,18 +90,22 @@ constexpr bool kRopeEarlyPos = LANEC_ROPE_PRELOAD && LANEC_ROPE_EARLY_POS;
 
 // Rule early_trigger lets the attention after a rope start during the
 // Q/K/V GEMV, and the attention loads its cached rows before its wait: at
-// long positions those loads compete with the GEMV's weight stream.
-// Measured on an H100, Qwen3-8B: the early rope +0.5 % a token at positions
-// up to 128, -1.8 % at 4096 (docs/performance.md, h100-2026-12-06d). So with
-// the position read before the wait the rope triggers early only below this
-// position, and after its wait (as without the rule) from it on: at 4096
-// that form equals the rule held (h100-2026-12-06e). The crossover between
-// the two is not measured; 512 keeps the measured gain
-// (-DLANEC_ROPE_EARLY_TRIGGER_ROWS=N to time another).
-#ifndef LANEC_ROPE_EARLY_TRIGGER_ROWS
-#define LANEC_ROPE_EARLY_TRIGGER_ROWS 512
+// long positions those loads compete with the GEMV's weight stream, which
+// measured slower where that GEMV is long (Qwen3-4B and 8B) and faster
+// where it is short (0.6B, 1.7B). So with the position read before the wait
+// the rope triggers early only below p.early_trigger_rows, which the planner
+// sets from the GEMV's size (rules/early_trigger.h; 0 = every position),
+// and after its wait (as without the rule) from it on.
+// -DLANEC_ROPE_EARLY_TRIGGER_ROWS=N gives every rope the bound N instead
+// (0 = every position), to time another.
+__device__ __forceinline__ bool rope_triggers_early_at(const RopeParams& p, int pos) {
+#ifdef LANEC_ROPE_EARLY_TRIGGER_ROWS
+  const int rows = LANEC_ROPE_EARLY_TRIGGER_ROWS;
+#else
+  const int rows = p.early_trigger_rows;
 #endif
-constexpr int kRopeEarlyTriggerRows = LANEC_ROPE_EARLY_TRIGGER_ROWS;
+  return rows == 0 || pos < rows;
+}
 
 // Whether a V row's elements all load before any is stored (the V warps,
 // below); -DLANEC_ROPE_V_LOADS_FIRST=0 times the element-by-element copy.
@@ -150,7 +155,7 @@ __global__ void __launch_bounds__(kRopeWarps * kWarpSize) rope_kernel(const __gr
   int pos_row = 0;
   if constexpr (kRopeEarlyPos) {
     pos_row = *p.pos;  // written two or more launches back (see above)
-    if (pos_row < kRopeEarlyTriggerRows) pdl_trigger_early<EarlyTrigger>();  // uniform over the grid
+    if (rope_triggers_early_at(p, pos_row)) pdl_trigger_early<EarlyTrigger>();  // uniform over the grid
   }
 
   if (part >= p.n_parts) {  // a V row: copied into the V cache as it is

@@ -16,7 +16,13 @@ EarlyTriggerChoice choose_early_trigger(const EarlyTriggerQuery& q) {
   if (q.next_reads_early)
     return decline("the next launch reads before its wait what a launch still running writes (" +
                    *q.next_reads_early + ")");
-  if (q.kind == "rope") return {true, std::nullopt};
+  if (q.kind == "rope") {
+    // The GEMV before it streams enough that the attention's early cache
+    // loads slow it at long positions (rules/early_trigger.h).
+    const bool long_gemv = !q.prev_is_gemv || q.sms <= 0 ||
+                           q.prev_weight_bytes > kRopeLongTriggerMaxBytesPerSm * q.sms;
+    return {true, std::nullopt, long_gemv ? kRopeShortTriggerRows : 0};
+  }
   if (!q.prev_is_gemv) return decline("the launch before is not a register-kernel GEMV (measured between GEMVs only)");
   if (q.prev_warps * kEarlyTriggerFreeShare > q.warp_slots * (kEarlyTriggerFreeShare - 1))
     return decline(q.prev_name + "'s " + std::to_string(q.prev_warps) + " warps leave less than 1/" +

@@ -18,11 +18,19 @@
 // h100-2026-12-06c): Qwen3-0.6B (every GEMV at most 6,144 warps) +1.9 % a
 // token with all three kinds, +1.05 % with norms and quantizes; Qwen3-1.7B
 // (its GEMVs 8,192 warps or more) -2.4 % with its norms, -0.2 % with its
-// quantize, +0.3 % with its ropes. At a 4,096-token context an early rope
-// cost Qwen3-8B 1.8 % (the attention after it loads its cached rows during
-// the Q/K/V GEMV), so the rope kernel triggers early only at positions below
-// kRopeEarlyTriggerRows (kernels/rope.cuh), a condition of the run, not of
-// the plan.
+// quantize, +0.3 % with its ropes.
+//
+// A rope's trigger has a second condition, of the run: the attention it
+// lets in loads its cached rows before its wait, during the Q/K/V GEMV
+// before the rope, and at long positions those loads compete with that
+// GEMV's weight stream. Where the GEMV streams more than
+// kRopeLongTriggerMaxBytesPerSm a SM the rope triggers early only at
+// positions below kRopeShortTriggerRows (RopeLaunch::early_trigger_rows,
+// checked by the kernel), at every position otherwise. Measured on an H100
+// at 1,024 and 4,096 positions (h100-2026-12-07): an early rope at every
+// position +3.7 % and +2.9 % a token on Qwen3-0.6B (its Q/K/V GEMV 34 KB a
+// SM), +2.3 % and +1.6 % on 1.7B (67 KB), -0.6 % and -0.6 % on 4B (126 KB),
+// -1.7 % and -1.7 % on 8B (202 KB).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +48,15 @@ std::unique_ptr<FusionRule> make_early_trigger_rule();
 // 1 / kEarlyTriggerFreeShare): 0.6B's GEMVs leave 27-52 %, 1.7B's 3 % or none.
 constexpr int64_t kEarlyTriggerFreeShare = 8;
 
+// A rope after a GEMV of more weight bytes a SM than this triggers early
+// only below kRopeShortTriggerRows positions: between the 67 KB a SM that
+// gained (Qwen3-1.7B) and the 126 KB that lost (4B), neither boundary
+// measured closer.
+constexpr int64_t kRopeLongTriggerMaxBytesPerSm = 96 * 1024;
+// Below this position every early rope triggers early: measured +0.5 % a
+// token on Qwen3-8B up to 128 positions, -1.7 % at 1,024.
+constexpr int64_t kRopeShortTriggerRows = 512;
+
 // One small launch as the rule sees it, with its neighbours in launch order.
 struct EarlyTriggerQuery {
   std::string kind;               // launch kind name: rms_norm, quantize, swiglu or rope
@@ -50,11 +67,16 @@ struct EarlyTriggerQuery {
   std::string prev_name;
   int64_t prev_warps = 0;         // its grid's warps
   int64_t warp_slots = 0;         // sms x resident warps an SM
+  int64_t prev_weight_bytes = 0;  // the GEMV before: the weight bytes it streams
+  int64_t sms = 0;                // the chip's SMs
 };
 
 struct EarlyTriggerChoice {
   bool early = false;
   std::optional<std::string> declined;
+  // A rope that fires: the position from which it triggers after its wait
+  // instead (kRopeShortTriggerRows), 0 = early at every position.
+  int64_t rope_rows = 0;
 };
 EarlyTriggerChoice choose_early_trigger(const EarlyTriggerQuery& q);
 

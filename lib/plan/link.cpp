@@ -555,6 +555,7 @@ struct ParamText {
            (l.parts[i].cache.empty() ? "" : l.parts[i].cache_only ? "(cache only)" : "(cache)");
     if (!l.v.empty()) s += " v_rows=" + std::to_string(l.n_v_head);
     if (l.n_ctx > 0) s += " n_ctx=" + std::to_string(l.n_ctx);
+    if (l.early_trigger_rows > 0) s += " early_trigger_rows=" + std::to_string(l.early_trigger_rows);
   }
   void operator()(const KvWriteLaunch& l) {
     s = "n_kv_head=" + std::to_string(l.n_kv_head) + " head_dim=" + std::to_string(l.head_dim) +

@@ -135,6 +135,9 @@ struct RopeLaunch {
   std::string v_cache;
   int64_t n_v_head = 0;
   int64_t n_ctx = 0;           // rows of the caches written (0 = no cache write)
+  // early_trigger: the position from which the rope triggers after its wait
+  // instead (a long GEMV before it, rules/early_trigger.h); 0 = every position.
+  int64_t early_trigger_rows = 0;
 };
 
 struct KvWriteLaunch {

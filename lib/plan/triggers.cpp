@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "lib/gguf/ggml_types.h"
 #include "lib/plan/size.h"
 #include "lib/plan/verify_schedule.h"
 #include "rules/early_trigger.h"
@@ -16,6 +17,14 @@ namespace {
 int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
   if (g.row_loop_chunks > 0) return warp_slots;
   return (gemv_rows(g) + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
+}
+
+// Weight bytes a GEMV launch streams: every part's rows of k elements.
+int64_t gemv_weight_bytes(const GemvLaunch& g) {
+  int64_t bytes = 0;
+  for (const GemvPart& part : g.parts)
+    bytes += part.rows * static_cast<int64_t>(ggml_row_bytes(g.format, static_cast<uint64_t>(g.k)).value_or(0));
+  return bytes;
 }
 
 }  // namespace
@@ -34,6 +43,7 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
     q.kind = launch_kind_name(l.kind);
     q.arch_number = knobs.arch_number();
     q.warp_slots = slots;
+    q.sms = knobs.chip.sms;
     q.has_next = i + 1 < s.launches.size();
     // If launch i triggers early, launch i + 1 may start while launch i - 1
     // (and those before it that trigger early) still run.
@@ -44,9 +54,13 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
         q.prev_is_gemv = true;
         q.prev_name = prev.name;
         q.prev_warps = gemv_warps(*g, slots);
+        q.prev_weight_bytes = gemv_weight_bytes(*g);
       }
     }
-    l.early_trigger = settle_launch_rule(tally, "early_trigger", l, choose_early_trigger(q).declined);
+    const EarlyTriggerChoice choice = choose_early_trigger(q);
+    l.early_trigger = settle_launch_rule(tally, "early_trigger", l, choice.declined);
+    if (auto* r = std::get_if<RopeLaunch>(&l.params); r != nullptr && l.early_trigger)
+      r->early_trigger_rows = choice.rope_rows;
   }
 }
 

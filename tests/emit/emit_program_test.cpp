@@ -197,6 +197,20 @@ TEST_CASE("the small launches between one-wave GEMVs trigger early; held, after 
   CHECK(count_of(no_rows, "launch_rope<RopeMode::neox, CachePrecision::f32, true>") == 1);
 }
 
+TEST_CASE("the early rope after Qwen3-8B's Q/K/V GEMV triggers early below 512 positions only, after 0.6B's at "
+          "every position",
+          "[emit]") {
+  // 8B's GEMV streams 26.7 MB, 202 KB a SM of the H200 (rules/early_trigger.h).
+  const std::string wide = emit_test::emit_one_layer_sample("qwen3-8b", {});
+  CHECK(count_of(wide, "launch_rope<RopeMode::neox, CachePrecision::f16, true>") == 1);
+  CHECK(count_of(wide, "p.early_trigger_rows = 512;") == 1);
+  const std::string narrow = emit_test::emit_load_ahead_sample();
+  CHECK(count_of(narrow, "launch_rope<RopeMode::neox, CachePrecision::f16, true>") == 1);
+  CHECK(count_of(narrow, "p.early_trigger_rows") == 0);  // the kernel's 0: every position
+  // Held, no rope triggers early and none carries a bound.
+  CHECK(count_of(emit_test::emit_one_layer_sample("qwen3-8b", {"early_trigger"}), "p.early_trigger_rows") == 0);
+}
+
 TEST_CASE("the argmax folded into the logits GEMV: one key, a finish launch; held, the full argmax", "[emit]") {
   const std::string folded = emit_test::emit_row_loop_sample();  // the row loop's Argmax form
   CHECK(count_of(folded, "launch_gemv_row_loop<WeightFormat::q8_0_split, Activation::int8x2, 1, true>") == 1);

@@ -292,7 +292,7 @@ TEST_CASE("the early-trigger kernels let the next launch start before their wait
     REQUIRE_FALSE(entry.empty());
     CHECK(trigger_first(entry));
   }
-  // The early rope triggers only below a position (kRopeEarlyTriggerRows in
+  // The early rope triggers only below a position (p.early_trigger_rows,
   // rope.cuh), so it loads its position first; the early norm triggers at
   // its start, before its weights load.
   const auto load_before_trigger = [](const std::string& entry) {

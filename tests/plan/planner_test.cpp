@@ -11,6 +11,7 @@
 #include "lib/plan/planner.h"
 #include "lib/plan/size.h"
 #include "lib/plan/verify_schedule.h"
+#include "rules/early_trigger.h"
 #include "rules/registry.h"
 #include "tests/plan/plan_fixtures.h"
 
@@ -571,6 +572,17 @@ TEST_CASE("early_trigger: at Qwen3-0.6B's widths every small launch after a GEMV
                                   test::test_knobs("f16", "two-pass-int8"), options)
                            .schedule;
   CHECK(early_launches(s17) == std::vector<std::string>{"rope_q_l00"});
+  // Both Q/K/V GEMVs are short enough for the rope to trigger early at
+  // every position (rules/early_trigger.h); 8B's is not.
+  for (const Schedule* s : {&s06, &s17})
+    for (const Launch& l : s->launches)
+      if (const auto* r = std::get_if<RopeLaunch>(&l.params)) CHECK(r->early_trigger_rows == 0);
+  const Schedule s8 = plan_graph(test::decoder_graph(test::decoder_dims(4096, 32, 12288, 1, 151936)),
+                                 test::test_knobs("f16", "two-pass-int8"), options)
+                          .schedule;
+  CHECK(early_launches(s8) == std::vector<std::string>{"rope_q_l00"});
+  for (const Launch& l : s8.launches)
+    if (const auto* r = std::get_if<RopeLaunch>(&l.params)) CHECK(r->early_trigger_rows == kRopeShortTriggerRows);
 }
 
 TEST_CASE("verify_schedule checks what a launch reads before its wait against every launch still running", "[plan]") {

@@ -53,6 +53,42 @@ TEST_CASE("early_trigger: a rope fires whatever launch comes before it", "[rules
   CHECK(choose_early_trigger(q).early);
 }
 
+TEST_CASE("early_trigger: a rope after a long Q/K/V GEMV triggers early only at short positions", "[rules]") {
+  // The Q/K/V GEMV's weight bytes at Qwen3's widths (Q8_0, 34 bytes a block
+  // of 32): 0.6B 4,096 rows of 1,024, 1.7B 4,096 of 2,048, 4B 6,144 of 2,560,
+  // 8B 6,144 of 4,096; on the H200's 132 SMs.
+  const auto rope_rows = [](int64_t rows, int64_t k, int64_t sms = 132) {
+    EarlyTriggerQuery q = after_gemv("rope", 8192);
+    q.prev_weight_bytes = rows * k / 32 * 34;
+    q.sms = sms;
+    const EarlyTriggerChoice c = choose_early_trigger(q);
+    CHECK(c.early);
+    return c.rope_rows;
+  };
+  CHECK(rope_rows(4096, 1024) == 0);  // every position
+  CHECK(rope_rows(4096, 2048) == 0);
+  CHECK(rope_rows(6144, 2560) == kRopeShortTriggerRows);
+  CHECK(rope_rows(6144, 4096) == kRopeShortTriggerRows);
+  CHECK(rope_rows(4096, 2048, 66) == kRopeShortTriggerRows);  // the same GEMV on half the SMs
+
+  // The bound is inclusive; a launch before that is no register GEMV (its
+  // size not known to the rule) keeps the short bound.
+  EarlyTriggerQuery q = after_gemv("rope", 8192);
+  q.sms = 132;
+  q.prev_weight_bytes = kRopeLongTriggerMaxBytesPerSm * 132;
+  CHECK(choose_early_trigger(q).rope_rows == 0);
+  q.prev_weight_bytes += 1;
+  CHECK(choose_early_trigger(q).rope_rows == kRopeShortTriggerRows);
+  q.prev_weight_bytes = 0;
+  q.prev_is_gemv = false;
+  CHECK(choose_early_trigger(q).rope_rows == kRopeShortTriggerRows);
+  // Norms and quantizes have no position bound.
+  EarlyTriggerQuery norm = after_gemv("rms_norm", 4096);
+  norm.sms = 132;
+  norm.prev_weight_bytes = int64_t{1} << 30;
+  CHECK(choose_early_trigger(norm).rope_rows == 0);
+}
+
 TEST_CASE("early_trigger declines after a launch that is no register GEMV, at the step's end, and where the next "
           "launch would read early what the launch before writes",
           "[rules]") {
