@@ -15,7 +15,7 @@
 // Lengths: the norms at n = 1024, 2048 and 4096 and the SwiGLU at 3072, 6144
 // and 12288 (Qwen3 0.6B, 1.7B and 8B). Build it twice to time a kernel switch
 // alone, e.g.
-//   for m in 0 1; do nvcc -std=c++17 -O2 -arch=sm_90 -DLANEC_NORM_QUANT_EARLY=$m \
+//   for m in 0 1; do nvcc -std=c++17 -O2 -arch=sm_90 -DLANEC_NORM_PRELOAD=$m \
 //     -o small_chain$m bench/small_chain.cu && ./small_chain$m [N]; done
 // Prints one JSON object.
 #include <cmath>
@@ -153,8 +153,7 @@ int main(int argc, char** argv) {
   cudaStream_t stream;
   LANEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   ChainBuffers b = make_buffers();
-  std::string json = "{\"steps\": " + std::to_string(steps) +
-                     ", \"norm_quant_early\": " + std::to_string(LANEC_NORM_QUANT_EARLY) + ", \"rms_norm_us\": {";
+  std::string json = "{\"steps\": " + std::to_string(steps) + ", \"rms_norm_us\": {";
   const int norm_lengths[] = {1024, 2048, 4096};
   for (int i = 0; i < 3; ++i) {
     const int n = norm_lengths[i];

@@ -350,25 +350,19 @@ __device__ __forceinline__ void warp_max_each(float (&v)[N]) {
     for (int j = 0; j < N; ++j) v[j] = fmaxf(v[j], __shfl_xor_sync(kFullMask, v[j], off));
 }
 
-// Sum over a 1-D block (blockDim.x a multiple of 32, at most 1024): block_sum
-// below; every thread gets the total. `scratch` is 32 floats of shared
-// memory; the call starts with a barrier so it may be used twice in a row.
-// block_sum_of_warp_sums is its second half, given each warp's own sum, so
-// that a caller may put independent work between the warp's shuffles and
-// the block barrier.
-__device__ __forceinline__ float block_sum_of_warp_sums(float warp_total, float* scratch) {
+// Sum over a 1-D block (blockDim.x a multiple of 32, at most 1024); every
+// thread gets the total. `scratch` is 32 floats of shared memory; the call
+// starts with a barrier so it may be used twice in a row.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const int n_warps = blockDim.x / kWarpSize;
+  v = warp_sum(v);
   __syncthreads();
-  if (lane == 0) scratch[warp] = warp_total;
+  if (lane == 0) scratch[warp] = v;
   __syncthreads();
   float total = lane < n_warps ? scratch[lane] : 0.0f;
   return warp_sum(total);
-}
-
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
-  return block_sum_of_warp_sums(warp_sum(v), scratch);
 }
 
 // ---- 16-bit floats ------------------------------------------------------------

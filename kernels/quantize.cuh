@@ -23,25 +23,18 @@ __device__ __forceinline__ int8_t quantize_low_word(float v, float q, float d, f
 // the two-word form, else nullptr), held one value a lane, given the block's
 // max|v| (`amax`, reduced over the warp): lane 0 writes d, every lane its
 // value's words.
-// The words alone: stores element i's word (and low word) of the block
-// whose max|v| is amax, and returns the block's scale d for the caller to
-// store (or scale first: rms_norm's early form).
-__device__ __forceinline__ float quantize_words_with_max(float v, float amax, int8_t* qs, int8_t* lo, int i) {
+__device__ __forceinline__ void quantize_block_with_max(float v, float amax, int8_t* qs, float* d, int8_t* lo,
+                                                        int block, int lane) {
   // d and its reciprocal (blocks.h q8_scales), then multiplies only: q = round(v/d)
   // and the remainder over d/254 put three divides one after another on each
   // quantizing launch's chain (2.4-2.7 % a token on Qwen3-0.6B, docs/performance.md).
   float scale, r;
   q8_scales(amax, scale, r);
   const float q = r > 0.0f ? roundf(v * r) : 0.0f;
+  const int i = block * kQ8Block + lane;
   qs[i] = static_cast<int8_t>(q);
-  if (lo != nullptr) lo[i] = quantize_low_word(v, q, scale, r);
-  return scale;
-}
-
-__device__ __forceinline__ void quantize_block_with_max(float v, float amax, int8_t* qs, float* d, int8_t* lo,
-                                                        int block, int lane) {
-  const float scale = quantize_words_with_max(v, amax, qs, lo, block * kQ8Block + lane);
   if (lane == 0) d[block] = scale;
+  if (lo != nullptr) lo[i] = quantize_low_word(v, q, scale, r);
 }
 
 // The same with the max reduced here: all 32 lanes must call it.

@@ -54,54 +54,9 @@ inline int rms_norm_threads(int n) {
 #define LANEC_NORM_PRELOAD 1
 #endif
 
-// Measurement switch, off until timed (LANEC_NORM_QUANT_EARLY): with
-// Quantize, the int8 words form before the block sum. Each 32-element
-// block's int8 form of y = h w / r is that of h w with its scale divided by
-// r (the words are the same up to float rounding), so the warp maxima, the
-// rounding, the low words and the stores of h_out, qs and lo run beside
-// the sum, and after it only y (where asked for) and the scales d wait for
-// 1/r. A block whose max|h w| is below kQ8MinMax is zero, where the
-// default form zeroes one whose max|y| is.
-#ifndef LANEC_NORM_QUANT_EARLY
-#define LANEC_NORM_QUANT_EARLY 0
-#endif
-
 // Whether this block writes element j of each thread's share (rms_norm's
 // thread mapping: one block writes all, or block j writes j).
 __device__ __forceinline__ bool rms_norm_writes(int j) { return gridDim.x == 1 || j == static_cast<int>(blockIdx.x); }
-
-// rms_norm_kernel's tail in the LANEC_NORM_QUANT_EARLY form: h and w held
-// as the kernel loaded them, sumsq this thread's share of the sum.
-template <bool AddResidual, int PerThread>
-__device__ __forceinline__ void rms_norm_quantize_early(const RmsNormParams& p, const float (&h)[PerThread],
-                                                        const float (&w)[PerThread], float sumsq, float* scratch,
-                                                        int lane) {
-  // The warp's share of the sum first: its shuffles and the maxima's are
-  // independent, so they overlap, and only the block barrier follows.
-  const float warp_total = warp_sum(sumsq);
-  float v[PerThread], amax[PerThread], scale[PerThread];
-#pragma unroll
-  for (int j = 0; j < PerThread; ++j) {
-    v[j] = h[j] * w[j];  // 0 past n (h and w are)
-    amax[j] = fabsf(v[j]);
-  }
-  warp_max_each(amax);
-#pragma unroll
-  for (int j = 0; j < PerThread; ++j) {
-    const int i = threadIdx.x + j * static_cast<int>(blockDim.x);
-    if (i >= p.n || !rms_norm_writes(j)) continue;
-    if constexpr (AddResidual) p.h_out[i] = h[j];
-    scale[j] = quantize_words_with_max(v[j], amax[j], p.out_qs, p.out_lo, i);
-  }
-  const float inv = rsqrtf(block_sum_of_warp_sums(warp_total, scratch) * p.inv_n + p.eps);
-#pragma unroll
-  for (int j = 0; j < PerThread; ++j) {
-    const int i = threadIdx.x + j * static_cast<int>(blockDim.x);
-    if (i >= p.n || !rms_norm_writes(j)) continue;
-    if (p.out != nullptr) p.out[i] = h[j] * inv * w[j];
-    if (lane == 0) p.out_d[i / kQ8Block] = scale[j] * inv;
-  }
-}
 
 template <bool AddResidual, bool Quantize, int PerThread, bool EarlyTrigger>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
@@ -131,13 +86,9 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
     }
     sumsq += h[j] * h[j];
   }
-  const int lane = threadIdx.x % kWarpSize;
-  if constexpr (Quantize && LANEC_NORM_QUANT_EARLY) {
-    rms_norm_quantize_early<AddResidual, PerThread>(p, h, w, sumsq, scratch, lane);
-    return;
-  }
   // The mean by the launcher's 1/n: a divide here waited on the sum.
   const float inv = rsqrtf(block_sum(sumsq, scratch) * p.inv_n + p.eps);
+  const int lane = threadIdx.x % kWarpSize;
   float y[PerThread], amax[PerThread];
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
