@@ -165,9 +165,7 @@ LaunchBytes launch_bytes(const Schedule& s, const Launch& l) {
     const Buffer& b = s.buffer(name);
     const uint64_t bytes = extent_bytes(b);
     if (b.role == BufferRole::weight) {
-      const auto* embed = std::get_if<EmbedLaunch>(&l.params);
-      const bool table = embed != nullptr && embed->table == name && embed->n_rows > 0;
-      out.weights += table ? bytes / static_cast<uint64_t>(embed->n_rows) : bytes;
+      out.weights += l.weight_bytes_read(name, bytes);
     } else if (b.role == BufferRole::state && cache_rows(l) > 0) {
       const uint64_t row = bytes / static_cast<uint64_t>(cache_rows(l));
       if (read && attention != nullptr)

@@ -48,11 +48,7 @@ Census take_census(const Schedule& s, const RuleTally& tally) {
     for (const std::string& name : l.reads()) {
       const Buffer& b = s.buffer(name);
       if (b.role != BufferRole::weight) continue;
-      const auto* embed = std::get_if<EmbedLaunch>(&l.params);
-      if (embed && name == embed->table)
-        c.weight_bytes_per_step += b.bytes / static_cast<uint64_t>(embed->n_rows);  // one row
-      else
-        c.weight_bytes_per_step += b.bytes;
+      c.weight_bytes_per_step += l.weight_bytes_read(name, b.bytes);
     }
   }
   return c;

@@ -137,6 +137,12 @@ struct WritesOf {
 
 }  // namespace
 
+uint64_t Launch::weight_bytes_read(const std::string& buffer, uint64_t bytes) const {
+  const auto* embed = std::get_if<EmbedLaunch>(&params);
+  const bool gathered = embed != nullptr && embed->table == buffer && embed->n_rows > 0;
+  return gathered ? bytes / static_cast<uint64_t>(embed->n_rows) : bytes;
+}
+
 std::vector<std::string> Launch::reads() const {
   ReadsOf v;
   std::visit(v, params);

@@ -201,6 +201,10 @@ struct Launch {
   LaunchParams params;
   bool early_trigger = false;  // early_trigger: the next launch may start before this one's wait
 
+  // Bytes of weight buffer `buffer` (of `bytes` in all) this launch reads
+  // once: one row of an embedding table it gathers, else all of them.
+  uint64_t weight_bytes_read(const std::string& buffer, uint64_t bytes) const;
+
   // Buffers read / written (by name, in a fixed order, views as themselves).
   std::vector<std::string> reads() const;
   std::vector<std::string> writes() const;

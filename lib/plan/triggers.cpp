@@ -4,7 +4,6 @@
 #include <string>
 #include <variant>
 
-#include "lib/gguf/ggml_types.h"
 #include "lib/plan/size.h"
 #include "lib/plan/verify_schedule.h"
 #include "rules/early_trigger.h"
@@ -19,12 +18,12 @@ int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
   return (gemv_rows(g) + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
 }
 
-// Weight bytes a GEMV launch streams: every part's rows of k elements.
-int64_t gemv_weight_bytes(const GemvLaunch& g) {
-  int64_t bytes = 0;
-  for (const GemvPart& part : g.parts)
-    bytes += part.rows * static_cast<int64_t>(ggml_row_bytes(g.format, static_cast<uint64_t>(g.k)).value_or(0));
-  return bytes;
+// Weight bytes a launch streams (the census's count).
+int64_t weight_bytes_read(const Schedule& s, const Launch& l) {
+  uint64_t bytes = 0;
+  for (const std::string& name : l.reads())
+    if (const Buffer& b = s.buffer(name); b.role == BufferRole::weight) bytes += l.weight_bytes_read(name, b.bytes);
+  return static_cast<int64_t>(bytes);
 }
 
 }  // namespace
@@ -54,7 +53,7 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
         q.prev_is_gemv = true;
         q.prev_name = prev.name;
         q.prev_warps = gemv_warps(*g, slots);
-        q.prev_weight_bytes = gemv_weight_bytes(*g);
+        q.prev_weight_bytes = weight_bytes_read(s, prev);
       }
     }
     const EarlyTriggerChoice choice = choose_early_trigger(q);
