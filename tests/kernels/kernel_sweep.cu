@@ -540,7 +540,6 @@ struct DecodeState {
   std::vector<int> ring_ref;
 };
 
-
 enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual };
 
 const char* epilogue_name(Epilogue e) {
