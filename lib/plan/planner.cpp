@@ -44,13 +44,7 @@ Census take_census(const Schedule& s, const RuleTally& tally) {
   for (const Launch& l : s.launches) ++c.launches[launch_kind_name(l.kind)];
   c.rules = tally.counts(s.held);
   for (const Buffer& b : s.buffers) c.buffer_bytes[buffer_role_name(b.role)] += b.bytes;
-  for (const Launch& l : s.launches) {
-    for (const std::string& name : l.reads()) {
-      const Buffer& b = s.buffer(name);
-      if (b.role != BufferRole::weight) continue;
-      c.weight_bytes_per_step += l.weight_bytes_read(name, b.bytes);
-    }
-  }
+  for (const Launch& l : s.launches) c.weight_bytes_per_step += s.weight_bytes_read(l);
   return c;
 }
 

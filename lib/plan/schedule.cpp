@@ -186,6 +186,13 @@ std::pair<const Buffer*, uint64_t> Schedule::storage_bytes_of(const std::string&
   return {root, static_cast<uint64_t>(offset) * size};
 }
 
+uint64_t Schedule::weight_bytes_read(const Launch& l) const {
+  uint64_t bytes = 0;
+  for (const std::string& name : l.reads())
+    if (const Buffer& b = buffer(name); b.role == BufferRole::weight) bytes += l.weight_bytes_read(name, b.bytes);
+  return bytes;
+}
+
 const ArgmaxLaunch* Schedule::find_argmax() const {
   const ArgmaxLaunch* found = nullptr;
   for (const Launch& l : launches)

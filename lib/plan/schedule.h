@@ -300,6 +300,9 @@ struct Schedule {
   // The same with the offset in bytes (what the emitter adds to the owning
   // allocation's device pointer).
   std::pair<const Buffer*, uint64_t> storage_bytes_of(const std::string& name) const;
+  // Weight bytes launch `l` streams once a step (Launch::weight_bytes_read
+  // over its weight buffers): the census's count and the early-trigger rule's.
+  uint64_t weight_bytes_read(const Launch& l) const;
 
   // The step's inputs and outputs, answered here once for their readers
   // (the emitter, the CPU schedule executor, `lanec ref`):

@@ -18,14 +18,6 @@ int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
   return (gemv_rows(g) + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
 }
 
-// Weight bytes a launch streams (the census's count).
-int64_t weight_bytes_read(const Schedule& s, const Launch& l) {
-  uint64_t bytes = 0;
-  for (const std::string& name : l.reads())
-    if (const Buffer& b = s.buffer(name); b.role == BufferRole::weight) bytes += l.weight_bytes_read(name, b.bytes);
-  return static_cast<int64_t>(bytes);
-}
-
 }  // namespace
 
 bool takes_early_trigger(const Launch& l) {
@@ -53,7 +45,7 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
         q.prev_is_gemv = true;
         q.prev_name = prev.name;
         q.prev_warps = gemv_warps(*g, slots);
-        q.prev_weight_bytes = weight_bytes_read(s, prev);
+        q.prev_weight_bytes = static_cast<int64_t>(s.weight_bytes_read(prev));
       }
     }
     const EarlyTriggerChoice choice = choose_early_trigger(q);
