@@ -38,8 +38,8 @@ struct RmsNormParams {
 // on Qwen3-8B, n 4096: the norm's cost in the replayed step fell from 4.0 to
 // 3.0 µs, +2.6 % a token; docs/performance.md). The only barrier is the
 // sum's. With Quantize, a warp's 32 elements are one int8 block (lane =
-// element): each warp reduces the max|y| of the blocks it writes with
-// shuffles (reduce_written_share_max).
+// element): each warp reduces its blocks' max|y| with shuffles, side by side
+// (reduce_written_share_max).
 // Where h_out or out overlaps x or the residual (in place), one block does it all.
 constexpr int kRmsNormThreads = 1024;
 constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
@@ -61,9 +61,11 @@ __device__ __forceinline__ bool rms_norm_writes(int j) { return gridDim.x == 1 |
 
 // Whether a norm of several blocks reduces only the max|y| of the share it
 // writes (one warp_max), not every share's: the other shares' shuffles
-// (15 of 20 at n 4096) sit on the chain in front of the int8 writes.
+// (15 of 20 at n 4096) sit on the chain in front of the int8 writes. Off
+// until it is timed and swept on the GPU (docs/performance.md,
+// h100-2026-12-07b).
 #ifndef LANEC_NORM_SHARE_MAX
-#define LANEC_NORM_SHARE_MAX 1
+#define LANEC_NORM_SHARE_MAX 0
 #endif
 
 // Each warp's max|y| of every share this block writes (rms_norm_writes): all
