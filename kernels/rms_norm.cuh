@@ -72,7 +72,7 @@ __device__ __forceinline__ bool rms_norm_writes(int j) { return gridDim.x == 1 |
 // of them in one block, only share blockIdx.x where the blocks split them.
 template <int PerThread>
 __device__ __forceinline__ void reduce_written_share_max(float (&amax)[PerThread]) {
-  if (!LANEC_NORM_SHARE_MAX || PerThread == 1 || gridDim.x == 1) {
+  if (!LANEC_NORM_SHARE_MAX || gridDim.x == 1) {
     warp_max_each(amax);
     return;
   }
