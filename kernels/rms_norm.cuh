@@ -38,8 +38,7 @@ struct RmsNormParams {
 // on Qwen3-8B, n 4096: the norm's cost in the replayed step fell from 4.0 to
 // 3.0 µs, +2.6 % a token; docs/performance.md). The only barrier is the
 // sum's. With Quantize, a warp's 32 elements are one int8 block (lane =
-// element): each warp reduces its blocks' max|y| with shuffles, side by side
-// (reduce_written_share_max).
+// element): each warp reduces its blocks' max|y| with shuffles, side by side.
 // Where h_out or out overlaps x or the residual (in place), one block does it all.
 constexpr int kRmsNormThreads = 1024;
 constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
@@ -58,32 +57,6 @@ inline int rms_norm_threads(int n) {
 // Whether this block writes element j of each thread's share (rms_norm's
 // thread mapping: one block writes all, or block j writes j).
 __device__ __forceinline__ bool rms_norm_writes(int j) { return gridDim.x == 1 || j == static_cast<int>(blockIdx.x); }
-
-// Whether a norm of several blocks reduces only the max|y| of the share it
-// writes (one warp_max), not every share's: the other shares' shuffles
-// (15 of 20 at n 4096) sit on the chain in front of the int8 writes. Off
-// until it is timed and swept on the GPU (docs/performance.md,
-// h100-2026-12-07b).
-#ifndef LANEC_NORM_SHARE_MAX
-#define LANEC_NORM_SHARE_MAX 0
-#endif
-
-// Each warp's max|y| of every share this block writes (rms_norm_writes): all
-// of them in one block, only share blockIdx.x where the blocks split them.
-template <int PerThread>
-__device__ __forceinline__ void reduce_written_share_max(float (&amax)[PerThread]) {
-  if (!LANEC_NORM_SHARE_MAX || gridDim.x == 1) {
-    warp_max_each(amax);
-    return;
-  }
-  float mine = 0.0f;
-#pragma unroll
-  for (int j = 0; j < PerThread; ++j)
-    if (j == static_cast<int>(blockIdx.x)) mine = amax[j];  // a select: amax stays in registers
-  mine = warp_max(mine);
-#pragma unroll
-  for (int j = 0; j < PerThread; ++j) amax[j] = mine;  // only share blockIdx.x is read
-}
 
 template <bool AddResidual, bool Quantize, int PerThread, bool EarlyTrigger>
 __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_constant__ RmsNormParams p) {
@@ -122,7 +95,7 @@ __global__ void __launch_bounds__(kRmsNormThreads) rms_norm_kernel(const __grid_
     y[j] = h[j] * inv * w[j];  // 0 past n (h and w are)
     amax[j] = fabsf(y[j]);
   }
-  if constexpr (Quantize) reduce_written_share_max(amax);
+  if constexpr (Quantize) warp_max_each(amax);
 #pragma unroll
   for (int j = 0; j < PerThread; ++j) {
     const int i = threadIdx.x + j * static_cast<int>(blockDim.x);
