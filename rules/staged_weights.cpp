@@ -56,6 +56,9 @@ StagedWeightsChoice choose_staged_weights(const StagedWeightsQuery& q) {
   if (blocks > resident)
     return decline(std::to_string(blocks) + " blocks would not all be resident at once (" +
                    std::to_string(resident) + " fit the " + std::to_string(q.sms) + " SMs)");
+  if (q.register_loads_ahead)
+    return decline("the register GEMV loads its second chunk a lane with its first activations (load_ahead), "
+                   "measured faster than staging");
   return {true, split, kStagedRowsPerWarp, std::nullopt};
 }
 

@@ -13,6 +13,10 @@
 // +1.3 % a token; staged after a norm, the Q/K/V and gate/up GEMVs of
 // Qwen3-0.6B lost 2-8 %, and Qwen3-0.6B's output projection (all its
 // weights already before the wait) and Qwen3-8B's (17.8 MB) gained nothing.
+// Declines where rule load_ahead would take the register GEMV (its lanes'
+// two chunks in one round trip after the wait): on an H100 that form, with
+// the early trigger of the norm after it, beat the staged one on Qwen3-1.7B's
+// output projection by 0.8 % a token (0.4 % at 4k context; h100-2026-12-07c).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,7 @@ struct StagedWeightsQuery : GemvQuery {
   int smem_kib_per_block = 0;
   bool reads_attention_output = false;
   int register_split_k = 1;     // the register GEMV's split (choose_gemv_split_k)
+  bool register_loads_ahead = false;  // rule load_ahead (not held) would take the register GEMV
 };
 
 // Staged: the kernel's warps a row group (split_k) and rows a warp; else the

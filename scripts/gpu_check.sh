@@ -205,7 +205,7 @@ stage_programs() {
   rm -f "$WORK/prog/build_failures"
   make_knob_variants
   synth_tiny_models
-  local cases=()  # "NAME MODEL KNOBS MODE"
+  local cases=()  # "NAME MODEL KNOBS MODE [HOLD]"
   local knob_files=(h200 h100 a100 rtx4090 l4)
   local exact_types=(f32 f16)
   # Quick: every architecture, one knob file, f32 exact only, no 0.6B model.
@@ -223,11 +223,13 @@ stage_programs() {
       -o "$WORK/models/qwen3-0.6b-q8_0.gguf" 2>/dev/null
     cases+=("qwen3-0.6b-q8_0-h200 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
     cases+=("qwen3-0.6b-q8_0-h200-vs-f32 $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200.yaml top1-f32")
-    # Two layers at Qwen3-1.7B's widths: staged_weights fires on the output
-    # projections (the tiny shapes never stage).
+    # Two layers at Qwen3-1.7B's widths: load_ahead takes the output
+    # projections at split 2; with it held, staged_weights stages them (the
+    # tiny shapes never stage).
     "$LANEC" synth qwen3-1.7b --layers 2 --type q8_0 --seed 21 --vocab tests/data/vocab/qwen3-vocab.gguf \
       -o "$WORK/models/qwen3-1.7b-2l-q8_0.gguf" 2>/dev/null
     cases+=("qwen3-1.7b-2l-q8_0-h200 $WORK/models/qwen3-1.7b-2l-q8_0.gguf $WORK/knobs/h200.yaml top1-deep")
+    cases+=("qwen3-1.7b-2l-q8_0-h200-staged $WORK/models/qwen3-1.7b-2l-q8_0.gguf $WORK/knobs/h200.yaml top1-deep load_ahead")
     # One-word int8 over 28 random layers: its agreement is reported, not
     # gated (docs/reference.md: no CPU reference tracks it that deep).
     cases+=("qwen3-0.6b-q8_0-one-word $WORK/models/qwen3-0.6b-q8_0.gguf $WORK/knobs/h200-one-word.yaml top1-report")
@@ -240,7 +242,7 @@ stage_programs() {
   fi
   for c in "${cases[@]}"; do
     set -- $c
-    echo "$WORK/prog/$1 $2 $3"
+    echo "$WORK/prog/$1 $2 $3 ${5:-}"
   done | build_all
   [[ -f "$WORK/prog/build_failures" ]] && cat "$WORK/prog/build_failures"
   for c in "${cases[@]}"; do
@@ -249,7 +251,7 @@ stage_programs() {
       exact) check "program_$1" exact_case "$1" "$2" ;;
       top1) check "program_$1" top1_case "$1" "$2" "$3" ;;
       # 28 layers: 256 steps of the planned reference on the CPU take up to ~2 minutes.
-      top1-deep) CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" ;;
+      top1-deep) CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" "${5:-}" ;;
       top1-report) TOP1_MIN=0 CHECK_TIMEOUT=600 check "program_$1(reported)" top1_case "$1" "$2" "$3" ;;
       top1-f32) CHECK_TIMEOUT=600 check "program_$1" top1_f32_case "$1" "$2" ;;
     esac
@@ -335,7 +337,7 @@ stage_sanitizer() {
   check sanitizer_racecheck_long compute-sanitizer --tool racecheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "$long_prompt" -n 4 --quiet
   # The staged GEMV (bulk copies into shared memory) where the programs stage built it.
-  prog="$WORK/prog/qwen3-1.7b-2l-q8_0-h200" model="$WORK/models/qwen3-1.7b-2l-q8_0.gguf"
+  prog="$WORK/prog/qwen3-1.7b-2l-q8_0-h200-staged" model="$WORK/models/qwen3-1.7b-2l-q8_0.gguf"
   [[ -x $prog ]] || return 0
   check sanitizer_memcheck_staged compute-sanitizer --tool memcheck --error-exitcode 1 "$prog" "$model" \
     --prompt-tokens "1 2 3" -n 4 --quiet

@@ -173,6 +173,7 @@ class Sizer {
     q.smem_kib_per_block = knobs_.chip.smem_kib_per_block;
     q.reads_attention_output = attention_outputs_.count(q.int8_activations ? p.x_q8 : p.x) > 0;
     q.register_split_k = p.split_k;
+    q.register_loads_ahead = register_form_loads_ahead(p, rows);
     const StagedWeightsChoice choice = choose_staged_weights(q);
     if (!settle("staged_weights", l, choice.declined)) return;
     p.staged = true;
@@ -180,28 +181,47 @@ class Sizer {
     p.rows_per_warp = choice.rows_per_warp;
   }
 
-  // row_loop: after the split and the staged kernel, which it needs settled.
-  void choose_row_loop(Launch& l, GemvLaunch& p, int64_t rows) {
+  RowLoopQuery row_loop_query(const GemvLaunch& p, int64_t rows) const {
     RowLoopQuery q{gemv_query(p, rows)};
     q.warps_per_sm = resident_warps_per_sm(knobs_.arch_number());
     q.staged = p.staged;
     q.n_parts = static_cast<int>(p.parts.size());
     q.rows_per_warp = p.rows_per_warp;
     q.split_k = p.split_k;
-    const RowLoopChoice choice = lanec::choose_row_loop(q);
-    if (settle("row_loop", l, choice.declined)) p.row_loop_chunks = choice.chunks_per_lane;
+    return q;
   }
 
-  // load_ahead: last of the GEMV's kernel choices (it needs the split, the
-  // staged kernel and the row loop settled).
-  void choose_load_ahead(Launch& l, GemvLaunch& p, int64_t rows) {
+  LoadAheadQuery load_ahead_query(const GemvLaunch& p, int64_t rows) const {
     LoadAheadQuery q{gemv_query(p, rows)};
     q.two_word = p.numerics == GemvNumerics::int8x2;
     q.staged = p.staged;
     q.row_loop = p.row_loop_chunks > 0;
     q.rows_per_warp = p.rows_per_warp;
     q.split_k = p.split_k;
-    p.load_ahead = settle("load_ahead", l, lanec::choose_load_ahead(q).declined);
+    return q;
+  }
+
+  // Whether load_ahead, unless held, would take p in the register kernel
+  // (not staged), the row loop settled as it would be: staged_weights
+  // declines there (rules/staged_weights.h).
+  bool register_form_loads_ahead(const GemvLaunch& p, int64_t rows) const {
+    if (!rules_.load_ahead) return false;
+    GemvLaunch reg = p;
+    reg.staged = false;
+    if (rules_.row_loop) reg.row_loop_chunks = lanec::choose_row_loop(row_loop_query(reg, rows)).chunks_per_lane;
+    return !lanec::choose_load_ahead(load_ahead_query(reg, rows)).declined;
+  }
+
+  // row_loop: after the split and the staged kernel, which it needs settled.
+  void choose_row_loop(Launch& l, GemvLaunch& p, int64_t rows) {
+    const RowLoopChoice choice = lanec::choose_row_loop(row_loop_query(p, rows));
+    if (settle("row_loop", l, choice.declined)) p.row_loop_chunks = choice.chunks_per_lane;
+  }
+
+  // load_ahead: last of the GEMV's kernel choices (it needs the split, the
+  // staged kernel and the row loop settled).
+  void choose_load_ahead(Launch& l, GemvLaunch& p, int64_t rows) {
+    p.load_ahead = settle("load_ahead", l, lanec::choose_load_ahead(load_ahead_query(p, rows)).declined);
   }
 
   // An attention whose output a staged GEMV reads keeps its heads a block

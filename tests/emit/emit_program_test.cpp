@@ -232,6 +232,10 @@ TEST_CASE("the argmax folded into the logits GEMV: one key, a finish launch; hel
 }
 
 TEST_CASE("a staged output projection launches the staged GEMV; held, the register GEMV", "[emit]") {
+  // With every rule on, load_ahead takes the output projection and nothing is staged.
+  const std::string all_on = emit_test::emit_one_layer_sample("qwen3-1.7b", {});
+  CHECK(count_of(all_on, "launch_gemv_staged") == 0);
+  CHECK(count_of(all_on, "gemv_attn_out_l00: #12 matmul attn_out_l00  [load_ahead]") == 1);
   const std::string staged = emit_test::emit_staged_sample();
   CHECK(count_of(staged, "launch_gemv_staged<Activation::int8x2, 2>") == 1);
   CHECK(count_of(staged, "launch_gemv<") == 4);  // Q/K/V, gate/up, down and the logits

@@ -84,8 +84,10 @@ inline std::string emit_one_layer_sample(const std::string& preset, const std::v
   return lanec::emit_program(r.schedule, r.graph, lanec::model_identity(gguf), options);
 }
 
-// Qwen3-1.7B's widths, where staged_weights fires on the output projection.
-inline std::string emit_staged_sample(const std::vector<std::string>& held = {}) {
+// Qwen3-1.7B's widths with load_ahead held, where staged_weights then fires
+// on the output projection (with every rule on, load_ahead takes it).
+inline std::string emit_staged_sample(std::vector<std::string> held = {}) {
+  held.push_back("load_ahead");
   return emit_one_layer_sample("qwen3-1.7b", held);
 }
 

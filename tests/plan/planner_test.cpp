@@ -480,10 +480,25 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   CHECK(r.schedule.census.weight_bytes_per_step > 7000000000ull);
 }
 
-TEST_CASE("staged_weights stages the output projection after the attention at 1.7B shapes", "[plan]") {
+TEST_CASE("staged_weights declines at 1.7B shapes where load_ahead takes the output projection", "[plan]") {
   const test::DecoderDims d = test::decoder_dims(2048, 16, 6144, 2, 1024);  // Qwen3-1.7B's widths, two layers
   const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
-  Schedule s = plan_graph(test::decoder_graph(d), knobs, {}).schedule;
+  const Schedule s = plan_graph(test::decoder_graph(d), knobs, {}).schedule;
+  for (const Launch& l : s.launches)
+    if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->staged);
+  CHECK(rule_count(s, "staged_weights").fired == 0);
+  const auto& out = std::get<GemvLaunch>(find_launch(s, "gemv_attn_out_l00")->params);
+  CHECK(out.load_ahead);
+  CHECK(out.split_k == 2);
+  CHECK(out.rows_per_warp == 1);
+}
+
+TEST_CASE("staged_weights stages the output projection after the attention at 1.7B shapes, load_ahead held", "[plan]") {
+  const test::DecoderDims d = test::decoder_dims(2048, 16, 6144, 2, 1024);  // Qwen3-1.7B's widths, two layers
+  const Knobs knobs = test::test_knobs("f16", "two-pass-int8");
+  PlanOptions no_ahead;
+  no_ahead.held = {"load_ahead"};
+  Schedule s = plan_graph(test::decoder_graph(d), knobs, no_ahead).schedule;
   int staged = 0;
   for (const Launch& l : s.launches) {
     const auto* g = std::get_if<GemvLaunch>(&l.params);
@@ -498,13 +513,14 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
   CHECK(rule_count(s, "staged_weights").fired == 2);
   // Held: the register GEMV everywhere, with its own split.
   PlanOptions held;
-  held.held = {"staged_weights"};
+  held.held = {"staged_weights", "load_ahead"};
   Schedule h = plan_graph(test::decoder_graph(d), knobs, held).schedule;
   for (const Launch& l : h.launches)
     if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->staged);
   const auto& out = std::get<GemvLaunch>(find_launch(h, "gemv_attn_out_l00")->params);
   CHECK(out.rows_per_warp == 1);
   CHECK(out.split_k == 2);
+  CHECK_FALSE(out.load_ahead);
   // The verifier refuses a staged GEMV the staged kernel cannot take.
   auto& bad = std::get<GemvLaunch>(s.launches[static_cast<size_t>(
       std::find_if(s.launches.begin(), s.launches.end(), [](const Launch& l) {
@@ -559,7 +575,7 @@ std::vector<std::string> early_launches(const Schedule& s) {
   return names;
 }
 
-TEST_CASE("early_trigger: at Qwen3-0.6B's widths every small launch after a GEMV, at 1.7B's the rope only", "[plan]") {
+TEST_CASE("early_trigger: at Qwen3-0.6B's widths every small launch after a GEMV, at 1.7B's the rope and the norm after the output projection", "[plan]") {
   const Schedule s06 = plan_06b_widths();
   const std::vector<std::string> expected06 = {"rope_q_l00", "rms_norm_ffn_norm_l00", "swiglu_ffn_act_l00",
                                                "rms_norm_result_norm"};
@@ -571,7 +587,9 @@ TEST_CASE("early_trigger: at Qwen3-0.6B's widths every small launch after a GEMV
   const Schedule s17 = plan_graph(test::decoder_graph(test::decoder_dims(2048, 16, 6144, 1, 151936)),
                                   test::test_knobs("f16", "two-pass-int8"), options)
                            .schedule;
-  CHECK(early_launches(s17) == std::vector<std::string>{"rope_q_l00"});
+  // The output projection takes the register GEMV (load_ahead, not staged),
+  // so the norm after it triggers early too.
+  CHECK(early_launches(s17) == (std::vector<std::string>{"rope_q_l00", "rms_norm_ffn_norm_l00"}));
   // Both Q/K/V GEMVs are short enough for the rope to trigger early at
   // every position (rules/early_trigger.h); 8B's is not.
   for (const Schedule* s : {&s06, &s17})

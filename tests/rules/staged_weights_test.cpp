@@ -21,7 +21,7 @@ StagedWeightsQuery output_projection(int64_t rows, int64_t k) {
   return q;
 }
 
-TEST_CASE("staged_weights fires on Qwen3-1.7B's output projection", "[rules]") {
+TEST_CASE("staged_weights fires on Qwen3-1.7B's output projection where load_ahead is held", "[rules]") {
   const StagedWeightsChoice c = choose_staged_weights(output_projection(2048, 2048));
   CHECK(c.staged);
   CHECK(c.declined == std::nullopt);
@@ -37,6 +37,13 @@ TEST_CASE("staged_weights declines where staging measured no faster", "[rules]")
   // Qwen3-8B: 17 MiB, more than the attention before it hides.
   CHECK(choose_staged_weights(output_projection(4096, 4096)).declined ==
         std::string("17.0 MiB of weights, more than the 8.0 MiB the launch before can hide"));
+  // Where load_ahead would take the register GEMV (Qwen3-1.7B's, all rules on).
+  StagedWeightsQuery ahead = output_projection(2048, 2048);
+  ahead.register_loads_ahead = true;
+  CHECK_FALSE(choose_staged_weights(ahead).staged);
+  CHECK(choose_staged_weights(ahead).declined ==
+        std::string("the register GEMV loads its second chunk a lane with its first activations (load_ahead), "
+                    "measured faster than staging"));
   // After a norm (Q/K/V, gate/up): measured slower.
   StagedWeightsQuery after_norm = output_projection(2048, 2048);
   after_norm.reads_attention_output = false;
