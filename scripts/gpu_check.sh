@@ -205,7 +205,7 @@ stage_programs() {
   rm -f "$WORK/prog/build_failures"
   make_knob_variants
   synth_tiny_models
-  local cases=()  # "NAME MODEL KNOBS MODE [HOLD]"
+  local cases=()  # "NAME MODEL KNOBS MODE [HOLD]" (HOLD: planned and compared with that rule held; top1 modes)
   local knob_files=(h200 h100 a100 rtx4090 l4)
   local exact_types=(f32 f16)
   # Quick: every architecture, one knob file, f32 exact only, no 0.6B model.
@@ -249,10 +249,10 @@ stage_programs() {
     set -- $c
     case "$4" in
       exact) check "program_$1" exact_case "$1" "$2" ;;
-      top1) check "program_$1" top1_case "$1" "$2" "$3" ;;
+      top1) check "program_$1" top1_case "$1" "$2" "$3" "${5:-}" ;;
       # 28 layers: 256 steps of the planned reference on the CPU take up to ~2 minutes.
       top1-deep) CHECK_TIMEOUT=600 check "program_$1" top1_case "$1" "$2" "$3" "${5:-}" ;;
-      top1-report) TOP1_MIN=0 CHECK_TIMEOUT=600 check "program_$1(reported)" top1_case "$1" "$2" "$3" ;;
+      top1-report) TOP1_MIN=0 CHECK_TIMEOUT=600 check "program_$1(reported)" top1_case "$1" "$2" "$3" "${5:-}" ;;
       top1-f32) CHECK_TIMEOUT=600 check "program_$1" top1_f32_case "$1" "$2" ;;
     esac
   done
