@@ -28,7 +28,7 @@ synth_model() {
 # $MAX_CTX cache rows and builds $WORK/PRESET__NAME. FLAGS is comma-separated
 # (bench/variants.sh lists the forms): -D switches for nvcc (which appends
 # $NVCC_APPEND_FLAGS to the command lanec runs), hold:RULE, act:MODE,
-# split:PREFIX=N, rpw:PREFIX=N, ahead:PREFIX, hpb:N and ctx:N (N cache rows instead of
+# split:PREFIX=N, rpw:PREFIX=N, ahead:PREFIX, hpb:N, env:NAME=VALUE and ctx:N (N cache rows instead of
 # $MAX_CTX). Fails when the plan or the build does.
 # Used by variants.sh, chain_profile.sh and ablation.sh.
 build_variant() {
@@ -41,6 +41,7 @@ build_variant() {
       ahead:*) splits+=("$f") ;;
       hpb:*) splits+=("$f") ;;
       ctx:*) max_ctx="${f#ctx:}" ;;
+      env:*) export "${f#env:}" ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
         sed -e "s/^activations:.*/activations: ${f#act:}/" "$KNOBS" >"$knobs" ;;
       *) nvcc_flags+=("$f") ;;

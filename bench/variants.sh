@@ -14,7 +14,8 @@
 # and rpw:PREFIX=N its rows a warp (the launch's template argument, e.g.
 # rpw:gemv_logits=2); ahead:PREFIX has those GEMV launches load their second
 # trip ahead (launch_gemv's Ahead, e.g. ahead:gemv_q); hpb:N sets the query heads an attention block serves;
-# ctx:N plans N cache rows instead of the depth's (the planner's attention
+# env:NAME=VALUE exports NAME to that variant's planning and build (a planner switch
+# under test); ctx:N plans N cache rows instead of the depth's (the planner's attention
 # splits follow the rows, e.g. ctx:4352 against a 4096-row plan).
 # VARIANTS_DEPTH=D times tg128 after a D-token prompt (plans get D + 256 cache
 # rows) instead of at an empty context, e.g. 4096 for attention changes.

@@ -557,6 +557,7 @@ class ProgramEmitter {
       o << "    p.x = " << f32_ptr(g.x) << ";\n";
     }
     o << "    p.split_k = " << g.split_k << ";\n";
+    if (g.residual_early) o << "    p.residual_early = true;  // loaded before the wait\n";
     const bool argmax = !g.argmax_key.empty();  // gemv_argmax: the blocks fold the greedy winner
     if (argmax) {  // verify_schedule refused any other fold: one matrix, the register kernel or the row loop
       LANEC_ASSERT(!g.staged && !g.swiglu && g.parts.size() == 1, "launch " + l.name + ": an argmax fold with no kernel");

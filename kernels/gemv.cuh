@@ -16,7 +16,8 @@
 //            part 0 first, then part 1, ... and warps take consecutive rows.
 //   Swiglu:  parts[0] = gate, parts[1] = up (same rows); y0 = silu(g.x) * (u.x).
 //   bias:    per part, y += bias (before the SwiGLU when Swiglu).
-//   residual: per part, y = W x (+ bias) + residual (after the SwiGLU).
+//   residual: per part, y = W x (+ bias) + residual (after the SwiGLU); with
+//            residual_early the register kernel loads it before its wait.
 //   Argmax:  one matrix (the logits): each block also folds its rows' greedy
 //            winner into *argmax_best (argmax.cuh argmax_key, atomicMax), so
 //            the argmax launch after it only finishes (rule gemv_argmax).
@@ -69,6 +70,10 @@ struct GemvParams {
   const int8_t* x_lo;     // [k] low words (Activation::int8x2); 16-byte aligned
   int split_k;            // warps that share one row group, each on an interleaved 1/split_k of k (1..16)
   unsigned long long* argmax_best;  // Argmax forms: the folded greedy key (argmax.cuh); zero before the launch
+  // Whether the register kernel loads the residual rows before pdl_wait():
+  // only where no launch still running then writes them (the caller's
+  // contract, checked by the planner's verify_schedule).
+  bool residual_early;
 };
 
 // Elements of x covered by one 16-byte chunk of a weight row.
@@ -233,6 +238,11 @@ struct WarpRows {
   int part_of[kRows];
   int local_row[kRows];
   WChunk first[kRows];  // chunk c0 of each row (when c0 < the chunk count)
+  // Each row's residual where it loads before the wait (residual_early, in
+  // the lane that stores the row), else 0: loaded after the reduction, it
+  // put an L2 round trip at the launch's tail (+0.5 to 1.1 % a token,
+  // docs/performance.md).
+  float residual[kRows];
   // The loop's bounds, from parameters and thread indices only: formed here,
   // where they already address the first chunks, they are not formed again
   // after the wait (a parameter read may not cross it).
@@ -276,9 +286,12 @@ __device__ __forceinline__ void resolve_rows(const GemvParams& p, WarpRows<F, Ro
     w.local_row[r] = local;
     w.row_ptr[r] = nullptr;
     w.scale_ptr[r] = nullptr;
+    w.residual[r] = 0.0f;
     if (part >= 0) {
       row_pointers<F>(p.parts[part], p.k, local, w.row_ptr[r], w.scale_ptr[r]);
       if (has_first) w.first[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c0);
+      const float* residual = (Swiglu && r >= RowsPerWarp) ? nullptr : p.parts[Swiglu ? 0 : part].residual;
+      if (p.residual_early && residual != nullptr && slice == 0 && threadIdx.x == 0) w.residual[r] = residual[local];
     }
   }
 }
@@ -386,7 +399,11 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
       if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
       if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
       float y = silu(g) * u;
-      if (p.parts[0].residual != nullptr) y += p.parts[0].residual[row];
+      if (p.residual_early) {
+        y += w.residual[r];
+      } else if (p.parts[0].residual != nullptr) {
+        y += p.parts[0].residual[row];
+      }
       p.parts[0].y[row] = y;
     }
   } else {
@@ -397,7 +414,11 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
       const int row = local_row[r];
       float y = acc[r];
       if (pt.bias != nullptr) y += pt.bias[row];
-      if (pt.residual != nullptr) y += pt.residual[row];
+      if (p.residual_early) {
+        y += w.residual[r];
+      } else if (pt.residual != nullptr) {
+        y += pt.residual[row];
+      }
       pt.y[row] = y;
       key = max(key, argmax_key(y, row));
     }

@@ -8,6 +8,8 @@
 // sees the same values, and the norm reads h only after the block has formed
 // all of it. Declines when the add broadcasts (the kernel adds two vectors of
 // one length) or when an addend is a constant (that is a bias: gemv_bias).
+// gemv_norm_epilogue runs first and takes the adds after a GEMV; this rule
+// takes the rest (and those adds where gemv_norm_epilogue is held or declines).
 #pragma once
 
 #include <memory>

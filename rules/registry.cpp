@@ -42,10 +42,10 @@ namespace {
 
 std::vector<std::unique_ptr<FusionRule>> make_registry() {
   std::vector<std::unique_ptr<FusionRule>> rules;
-  rules.push_back(make_add_norm_rule());
   rules.push_back(make_sandwich_norm_rule());
   rules.push_back(make_gemv_bias_rule());
   rules.push_back(make_gemv_norm_epilogue_rule());
+  rules.push_back(make_add_norm_rule());
   rules.push_back(make_head_norm_rope_rule());
   rules.push_back(make_slice_read_rule());
   rules.push_back(make_row_write_rule());

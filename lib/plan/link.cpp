@@ -543,6 +543,7 @@ struct ParamText {
     if (l.staged) s += " staged";
     if (l.row_loop_chunks > 0) s += " row_loop=" + std::to_string(l.row_loop_chunks);
     if (l.load_ahead) s += " load_ahead";
+    if (l.residual_early) s += " residual_early";
     if (!l.argmax_key.empty()) s += " +argmax";
   }
   void operator()(const RopeLaunch& l) {

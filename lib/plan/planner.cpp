@@ -95,7 +95,8 @@ PlanResult plan_graph(Graph graph, const Knobs& knobs, const PlanOptions& option
   Schedule& s = result.schedule;
   s.launches = merge_sequences(std::move(sized.launches));
   s.buffers = std::move(sized.buffers);
-  // early_trigger: over the final launch order.
+  // The GEMV residuals loaded before the wait, then early_trigger: over the final launch order.
+  mark_early_residuals(s);
   if (!held(options, "early_trigger")) choose_early_triggers(s, knobs, tally);
   dump("sequences", [&] { return print_launches(s.launches); });
 

@@ -12,6 +12,12 @@ namespace lanec {
 // matches: norms, quantizes, int8 SwiGLUs, ropes).
 bool takes_early_trigger(const Launch& l);
 
+// Marks GemvLaunch::residual_early on the register-kernel GEMVs with a
+// residual epilogue whose residual the launch before does not write (the
+// only launch that may still run when a launch's blocks start, before any
+// early trigger; choose_early_triggers then keeps that true).
+void mark_early_residuals(Schedule& s);
+
 // Marks Launch::early_trigger on the norm, quantize and rope launches the
 // rule fires for, in launch order, and tallies each verdict.
 void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally);

@@ -1,6 +1,7 @@
 // Schedule checks (verify_schedule.h).
 #include "lib/plan/verify_schedule.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,6 +40,11 @@ void check_params(const Launch& l) {
     // kernels/gemv.cuh gemv_ahead_kernel: a form of the register kernel.
     if (g->load_ahead && (g->staged || g->row_loop_chunks != 0 || !g->argmax_key.empty()))
       bad(l, "load-ahead GEMV outside the register kernel (or with an argmax fold)");
+    // kernels/gemv.cuh GemvParams::residual_early: the register kernel's, with a residual.
+    if (g->residual_early && (g->staged || g->row_loop_chunks != 0 ||
+                              std::none_of(g->parts.begin(), g->parts.end(),
+                                           [](const GemvPart& p) { return !p.residual.empty(); })))
+      bad(l, "early residual on a GEMV outside the register kernel or without a residual");
     // kernels/gemv_staged.cuh: q8_0 with int8 activations, split 1, 2 or 4, no SwiGLU.
     if (g->staged && (g->format != GgmlType::Q8_0 || g->numerics == GemvNumerics::f32 || g->swiglu ||
                       (g->split_k != 1 && g->split_k != 2 && g->split_k != 4) || g->k % kernels::kGemvStagedKMultiple != 0))
@@ -91,6 +97,19 @@ std::optional<std::string> rope_early_clash(const Schedule& s, const Launch& run
   return std::nullopt;
 }
 
+// A GEMV with residual_early loads its residual rows before its wait
+// (kernels/gemv.cuh): a launch still running then must not write them.
+std::optional<std::string> gemv_early_clash(const Schedule& s, const Launch& running, const Launch& gemv) {
+  const auto& g = std::get<GemvLaunch>(gemv.params);
+  if (!g.residual_early) return std::nullopt;
+  auto root = [&](const std::string& name) { return s.storage_of(name).first->name; };
+  for (const std::string& name : running.writes())
+    for (const GemvPart& part : g.parts)
+      if (!part.residual.empty() && root(name) == root(part.residual))
+        return running.name + " writes its residual " + part.residual;
+  return std::nullopt;
+}
+
 // early_trigger: the kernels that take it (pdl_trigger_early).
 void check_early_trigger(const Launch& l) {
   if (l.early_trigger && !takes_early_trigger(l)) bad(l, "early trigger on a kernel without one");
@@ -126,6 +145,7 @@ void check_argmax_keys(const Schedule& s) {
 std::optional<std::string> early_read_clash(const Schedule& s, const Launch& running, const Launch& reader) {
   if (std::holds_alternative<AttentionLaunch>(reader.params)) return attention_early_clash(s, running, reader);
   if (std::holds_alternative<RopeLaunch>(reader.params)) return rope_early_clash(s, running, reader);
+  if (std::holds_alternative<GemvLaunch>(reader.params)) return gemv_early_clash(s, running, reader);
   return std::nullopt;  // the other kernels read only constants before their wait
 }
 

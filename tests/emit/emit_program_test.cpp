@@ -182,14 +182,15 @@ TEST_CASE("the small launches between one-wave GEMVs trigger early; held, after 
   // warps; the first norm follows the embedding and keeps its late trigger.
   const std::string early = emit_test::emit_load_ahead_sample();
   CHECK(count_of(early, "launch_rope<RopeMode::neox, CachePrecision::f16, true>") == 1);
-  CHECK(count_of(early, "launch_rms_norm<true, true, true>") == 2);
+  // (The residual adds run in the GEMVs' epilogues: gemv_norm_epilogue.)
+  CHECK(count_of(early, "launch_rms_norm<false, true, true>") == 2);
   CHECK(count_of(early, "launch_quantize_q8<true, true>") == 1);
   CHECK(count_of(early, "launch_rms_norm<false, true>") == 1);
   CHECK(count_of(early, "early_trigger]") == 4);  // the launches' comments
   const std::string held = emit_test::emit_load_ahead_sample({"early_trigger"});
   CHECK(count_of(held, "early_trigger]") == 0);
   CHECK(count_of(held, "launch_rope<RopeMode::neox, CachePrecision::f16>") == 1);
-  CHECK(count_of(held, "launch_rms_norm<true, true>") == 2);
+  CHECK(count_of(held, "launch_rms_norm<false, true>") == 3);
   CHECK(count_of(held, "launch_quantize_q8<true>") == 1);
   // Without row_write the rope stores no cache rows: its early form still
   // names the (unused) cache precision before the trigger.
@@ -235,7 +236,7 @@ TEST_CASE("a staged output projection launches the staged GEMV; held, the regist
   // With every rule on, load_ahead takes the output projection and nothing is staged.
   const std::string all_on = emit_test::emit_one_layer_sample("qwen3-1.7b", {});
   CHECK(count_of(all_on, "launch_gemv_staged") == 0);
-  CHECK(count_of(all_on, "gemv_attn_out_l00: #12 matmul attn_out_l00  [load_ahead]") == 1);
+  CHECK(count_of(all_on, "gemv_attn_res_l00: #12 matmul attn_out_l00, #13 add attn_res_l00  [gemv_norm_epilogue, load_ahead]") == 1);
   const std::string staged = emit_test::emit_staged_sample();
   CHECK(count_of(staged, "launch_gemv_staged<Activation::int8x2, 2>") == 1);
   CHECK(count_of(staged, "launch_gemv<") == 4);  // Q/K/V, gate/up, down and the logits

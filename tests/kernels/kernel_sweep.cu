@@ -540,7 +540,8 @@ struct DecodeState {
   std::vector<int> ring_ref;
 };
 
-enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual };
+// *_early: the residual loads before the kernel's wait (GemvParams::residual_early).
+enum class Epilogue { plain, bias, residual, parts3_bias, swiglu, swiglu_bias_residual, residual_early, swiglu_residual_early };
 
 const char* epilogue_name(Epilogue e) {
   switch (e) {
@@ -550,6 +551,8 @@ const char* epilogue_name(Epilogue e) {
     case Epilogue::parts3_bias: return "3parts+bias";
     case Epilogue::swiglu: return "swiglu";
     case Epilogue::swiglu_bias_residual: return "swiglu+bias+residual";
+    case Epilogue::residual_early: return "residual(early)";
+    case Epilogue::swiglu_residual_early: return "swiglu+residual(early)";
   }
   return "?";
 }
@@ -623,7 +626,9 @@ void sweep_gemv_case(int k, const std::vector<int>& part_rows, Epilogue epi, int
   std::vector<DeviceBuffer<float>*> d_bias, d_res, d_y;
   GemvParams p{};
   const bool use_bias = epi == Epilogue::bias || epi == Epilogue::parts3_bias || epi == Epilogue::swiglu_bias_residual;
-  const bool use_res = epi == Epilogue::residual || epi == Epilogue::swiglu_bias_residual;
+  const bool early = epi == Epilogue::residual_early || epi == Epilogue::swiglu_residual_early;
+  const bool use_res = early || epi == Epilogue::residual || epi == Epilogue::swiglu_bias_residual;
+  p.residual_early = early;
   for (int q = 0; q < n_parts; ++q) {
     const int rows = part_rows[q];
     w.push_back(make_weights(F, rows, k));
@@ -726,6 +731,14 @@ void sweep_gemv_format() {
   sweep_gemv_case<F, A, 1, false>(3072, {1024}, Epilogue::plain, 4);
   sweep_gemv_case<F, A, 1, false>(2048, {1024}, Epilogue::plain, 4);
   sweep_gemv_case<F, A, 1, false>(6144, {2048}, Epilogue::plain, 4);
+  // ... with the residual loaded before the wait (0.6B's output and down
+  // projections, 8B's down), in parts, at 2 and 4 rows a warp and after a SwiGLU.
+  sweep_gemv_case<F, A, 1, false>(2048, {1024}, Epilogue::residual_early, 4);
+  sweep_gemv_case<F, A, 1, false>(3072, {1024}, Epilogue::residual_early, 4);
+  sweep_gemv_case<F, A, 1, false>(12288, {333}, Epilogue::residual_early, 4);
+  sweep_gemv_case<F, A, 2, false>(1024, {300, 77}, Epilogue::residual_early, 3);
+  sweep_gemv_case<F, A, 4, false>(1024, {301}, Epilogue::residual_early, 1);
+  sweep_gemv_case<F, A, 2, true>(1024, {1001, 1001}, Epilogue::swiglu_residual_early, 2);
   // The row loop (rule row_loop): tall single matrices, more rows than one
   // wave's warps so each warp takes several, at 1, 2 and 4 chunks a lane
   // with a partial last one, bias and residual; and a few rows.
@@ -869,6 +882,7 @@ void sweep_gemv_ahead() {
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(768, {333}, Epilogue::plain, 1);
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::plain, 1);
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::plain, 4);  // 0.6B's down
+  sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(3072, {1024}, Epilogue::residual_early, 4);  // ... its residual early
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(2048, {1024}, Epilogue::plain, 2);  // output projection, rtx4090
   sweep_gemv_case<Q, A, 1, false, GemvKernel::ahead>(1536, {777}, Epilogue::residual, 1);  // three chunks a lane
   sweep_gemv_case<Q, A, 4, false, GemvKernel::ahead>(2048, {515}, Epilogue::bias, 3);

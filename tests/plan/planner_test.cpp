@@ -10,6 +10,7 @@
 #include "lib/graph/builder.h"
 #include "lib/plan/planner.h"
 #include "lib/plan/size.h"
+#include "lib/plan/triggers.h"
 #include "lib/plan/verify_schedule.h"
 #include "rules/early_trigger.h"
 #include "rules/registry.h"
@@ -33,7 +34,7 @@ const RuleCount& rule_count(const Schedule& s, const std::string& rule) {
 
 TEST_CASE("the registry holds all 32 rules in their documented order", "[plan]") {
   const std::vector<std::string> expected = {
-      "add_norm", "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "head_norm_rope",
+      "sandwich_norm", "gemv_bias", "gemv_norm_epilogue", "add_norm", "head_norm_rope",
       "slice_read", "row_write", "qkv_head_epilogue", "join_in_place", "conv_silu",
       "conv_silu_l2", "conv_parts", "gates", "gate_projections", "act_gate",
       "attn_output_gate", "glu_pair", "shared_expert", "moe_rows", "moe_deferred_finalize",
@@ -150,7 +151,7 @@ TEST_CASE("int8 activations: norms and attention write int8 forms, quantize laun
   CHECK(attn.out_q8 == "attn_l00.q8");
   CHECK(attn.out.empty());
   CHECK(s.find_buffer("attn_l00") == nullptr);
-  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_out_l00")->params).x_q8 == "attn_l00.q8");
+  CHECK(std::get<GemvLaunch>(find_launch(s, "gemv_attn_res_l00")->params).x_q8 == "attn_l00.q8");
   CHECK(s.buffer("attn_norm_l00.q8").bytes == 64 + 2 * 4);
   // The SwiGLU output's int8 form comes from the SwiGLU launch (glu_pair
   // declines: a last-block quantize in the GEMV measured slower than the
@@ -278,8 +279,8 @@ TEST_CASE("each implemented rule fires on the tiny models", "[plan]") {
     int sms;
   };
   const std::vector<Case> cases = {
-      {"add_norm", "llama-tiny", {}, 132},         {"gemv_bias", "qwen2-tiny", {}, 132},
-      {"gemv_norm_epilogue", "llama-tiny", {"add_norm"}, 132},
+      {"add_norm", "llama-tiny", {"gemv_norm_epilogue"}, 132}, {"gemv_bias", "qwen2-tiny", {}, 132},
+      {"gemv_norm_epilogue", "llama-tiny", {}, 132},
       {"head_norm_rope", "qwen3-tiny", {}, 132},   {"row_write", "llama-tiny", {}, 132},
       {"qkv_head_epilogue", "qwen2-tiny", {}, 132}, {"glu_pair", "qwen3-tiny", {}, 132},
       {"rope_parts", "qwen3-tiny", {}, 132},       {"gemv_parts", "llama-tiny", {}, 132},
@@ -451,7 +452,7 @@ TEST_CASE("an 8B model plans in well under a second", "[plan]") {
   PlanResult r = plan_graph(std::move(g), test::test_knobs("f16", "int8"), {});
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(seconds < 1.0);
-  // 32 layers: qkv, rope, kv_write, attention, quantize, wo, add_norm, glu, quantize, down...
+  // 32 layers: qkv, rope, kv_write, attention, quantize, wo (+ residual), norm, glu, quantize, down...
   CHECK(r.schedule.census.launches.at("attention") == 32);
   CHECK(r.schedule.census.launches.at("gemv") == 32 * 4 + 1);
   const auto& logits = std::get<GemvLaunch>(find_launch(r.schedule, "gemv_logits")->params);
@@ -487,7 +488,7 @@ TEST_CASE("staged_weights declines at 1.7B shapes where load_ahead takes the out
   for (const Launch& l : s.launches)
     if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->staged);
   CHECK(rule_count(s, "staged_weights").fired == 0);
-  const auto& out = std::get<GemvLaunch>(find_launch(s, "gemv_attn_out_l00")->params);
+  const auto& out = std::get<GemvLaunch>(find_launch(s, "gemv_attn_res_l00")->params);
   CHECK(out.load_ahead);
   CHECK(out.split_k == 2);
   CHECK(out.rows_per_warp == 1);
@@ -504,7 +505,7 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
     const auto* g = std::get_if<GemvLaunch>(&l.params);
     if (g == nullptr || !g->staged) continue;
     ++staged;
-    CHECK(l.name.rfind("gemv_attn_out_l", 0) == 0);  // only the GEMVs reading an attention output
+    CHECK(l.name.rfind("gemv_attn_res_l", 0) == 0);  // only the GEMVs reading an attention output
     CHECK(g->split_k == 2);
     CHECK(g->rows_per_warp == 2);
     CHECK(std::find(l.rules.begin(), l.rules.end(), "staged_weights") != l.rules.end());
@@ -517,7 +518,7 @@ TEST_CASE("staged_weights stages the output projection after the attention at 1.
   Schedule h = plan_graph(test::decoder_graph(d), knobs, held).schedule;
   for (const Launch& l : h.launches)
     if (const auto* g = std::get_if<GemvLaunch>(&l.params)) CHECK_FALSE(g->staged);
-  const auto& out = std::get<GemvLaunch>(find_launch(h, "gemv_attn_out_l00")->params);
+  const auto& out = std::get<GemvLaunch>(find_launch(h, "gemv_attn_res_l00")->params);
   CHECK(out.rows_per_warp == 1);
   CHECK(out.split_k == 2);
   CHECK_FALSE(out.load_ahead);
@@ -548,7 +549,7 @@ TEST_CASE("load_ahead runs Qwen3-0.6B's Q/K/V and down GEMVs, no other", "[plan]
     if (g == nullptr) continue;
     const bool ahead = std::find(l.rules.begin(), l.rules.end(), "load_ahead") != l.rules.end();
     INFO(l.name);
-    CHECK(ahead == (l.name.rfind("gemv_q", 0) == 0 || l.name.rfind("gemv_ffn_out", 0) == 0));
+    CHECK(ahead == (l.name.rfind("gemv_q", 0) == 0 || l.name.rfind("gemv_l_out", 0) == 0));
     CHECK(g->load_ahead == ahead);
   }
   CHECK(rule_count(s, "load_ahead").fired == 2);
@@ -562,6 +563,48 @@ TEST_CASE("load_ahead runs Qwen3-0.6B's Q/K/V and down GEMVs, no other", "[plan]
     CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("load-ahead GEMV outside the register kernel"));
     break;
   }
+}
+
+TEST_CASE("the residual GEMVs load their residual before the wait unless the launch before writes it", "[plan]") {
+  Schedule s = plan_06b_widths();
+  // gemv_norm_epilogue takes both residual adds (before add_norm in the registry).
+  CHECK(rule_count(s, "gemv_norm_epilogue").fired == 2);
+  CHECK(rule_count(s, "add_norm").fired == 0);
+  int early = 0;
+  for (const Launch& l : s.launches) {
+    const auto* g = std::get_if<GemvLaunch>(&l.params);
+    if (g == nullptr) continue;
+    const bool residual = !g->parts.front().residual.empty();
+    INFO(l.name);
+    CHECK(g->residual_early == residual);
+    early += g->residual_early ? 1 : 0;
+  }
+  CHECK(early == 2);  // the output and down projections
+  // The output projection adds the embedding: the embed launch writes it.
+  const auto at = [&](const std::string& name) {
+    return static_cast<size_t>(std::find_if(s.launches.begin(), s.launches.end(),
+                                            [&](const Launch& l) { return l.name == name; }) -
+                               s.launches.begin());
+  };
+  const size_t out = at("gemv_attn_res_l00"), embed = at("embed_inp_embd");
+  REQUIRE(std::get<GemvLaunch>(s.launches[out].params).parts.front().residual == "inp_embd");
+  CHECK(early_read_clash(s, s.launches[embed], s.launches[out]) ==
+        std::optional<std::string>("embed_inp_embd writes its residual inp_embd"));
+  CHECK_FALSE(early_read_clash(s, s.launches[out - 1], s.launches[out]));
+  // Moved right after the embedding, it may start while the embedding runs:
+  // mark_early_residuals keeps its residual after the wait, and the verifier
+  // refuses the early form there.
+  Schedule moved = s;
+  Launch gemv = moved.launches[out];
+  moved.launches.erase(moved.launches.begin() + static_cast<std::ptrdiff_t>(out));
+  moved.launches.insert(moved.launches.begin() + static_cast<std::ptrdiff_t>(embed + 1), gemv);
+  CHECK_THROWS_WITH(verify_schedule(moved), Catch::Contains("may start while embed_inp_embd writes its residual"));
+  mark_early_residuals(moved);
+  CHECK_FALSE(std::get<GemvLaunch>(moved.launches[embed + 1].params).residual_early);
+  // Outside the register kernel the early form is refused.
+  auto& row_loop = std::get<GemvLaunch>(s.launches[out].params);
+  row_loop.row_loop_chunks = 4;
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("early residual on a GEMV outside the register kernel"));
 }
 
 // The launches early_trigger fired for, by name.

@@ -1,5 +1,5 @@
 // gemv_norm_epilogue: fires on matmul + residual add; declines when the
-// product is read without the residual; add_norm takes precedence.
+// product is read without the residual; it takes precedence over add_norm.
 #include <catch2/catch.hpp>
 
 #include "tests/rules/rule_fixtures.h"
@@ -31,11 +31,13 @@ TEST_CASE("gemv_norm_epilogue adds the residual in the GEMV epilogue", "[rules]"
         "}\n");
 }
 
-TEST_CASE("gemv_norm_epilogue declines a product read elsewhere; after add_norm nothing matches",
+TEST_CASE("gemv_norm_epilogue declines a product read elsewhere; before a norm it leaves add_norm nothing",
           "[rules]") {
   auto read = test::run_rule(residual(true, false), "gemv_norm_epilogue");
   CHECK(read->reason() == "the product y is also read by the graph outputs");
-  auto after = test::run_rule(residual(false, true), "gemv_norm_epilogue", {"add_norm"});
+  auto before_norm = test::run_rule(residual(false, true), "gemv_norm_epilogue");
+  CHECK(before_norm->fired == 1);
+  auto after = test::run_rule(residual(false, true), "add_norm", {"gemv_norm_epilogue"});
   CHECK(after->matched() == 0);
 }
 

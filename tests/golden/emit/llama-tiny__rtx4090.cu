@@ -6,7 +6,7 @@
 // knobs:       chip=rtx4090 arch=sm_89 sms=128 smem_kib_per_block=99 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
 // launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2)
-// memory:      weights 114944 bytes, buffers 90112 bytes
+// memory:      weights 114944 bytes, buffers 89088 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_89 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -87,7 +87,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"llama.attention.layer_norm_rms_epsilon", "1e-05"},
 };
 
-// ---- buffers: one device allocation of 90112 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 89088 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -102,8 +102,6 @@ struct Buffers {
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
-  float* attn_out_l00;  // attn_out_l00  activation f32 [64]
-  float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   Int8Vec ffn_act_l00_q8;  // ffn_act_l00.q8  activation int8 high + int8 low + f32 scale per 32 [128]
@@ -112,8 +110,6 @@ struct Buffers {
   float* ffn_gate_l01;  // ffn_gate_l01  activation f32 [128]
   Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
-  float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
-  float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* ffn_up_l00;  // ffn_up_l00  activation f32 [128]
   float* ffn_up_l01;  // ffn_up_l01  activation f32 [128]
   float* inp_embd;  // inp_embd  activation f32 [64]
@@ -180,34 +176,30 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66304), reinterpret_cast<float*>(bbase + 66432), reinterpret_cast<int8_t*>(bbase + 66368)};
   b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 66560), reinterpret_cast<float*>(bbase + 66688), reinterpret_cast<int8_t*>(bbase + 66624)};
   b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 66816), reinterpret_cast<float*>(bbase + 66944), reinterpret_cast<int8_t*>(bbase + 66880)};
-  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 67072);
-  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 67328);
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67584);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67840);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 68096), reinterpret_cast<float*>(bbase + 68352), reinterpret_cast<int8_t*>(bbase + 68224)};
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 68608), reinterpret_cast<float*>(bbase + 68864), reinterpret_cast<int8_t*>(bbase + 68736)};
-  b.ffn_gate_l00 = reinterpret_cast<float*>(bbase + 69120);
-  b.ffn_gate_l01 = reinterpret_cast<float*>(bbase + 69632);
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 70144), reinterpret_cast<float*>(bbase + 70272), reinterpret_cast<int8_t*>(bbase + 70208)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 70400), reinterpret_cast<float*>(bbase + 70528), reinterpret_cast<int8_t*>(bbase + 70464)};
-  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 70656);
-  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 70912);
-  b.ffn_up_l00 = reinterpret_cast<float*>(bbase + 71168);
-  b.ffn_up_l01 = reinterpret_cast<float*>(bbase + 71680);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 72192);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 72448);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 72704);
-  b.logits = reinterpret_cast<float*>(bbase + 72960);
-  b.next_token = reinterpret_cast<int*>(bbase + 75008);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 75264);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 75776);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 76288), reinterpret_cast<float*>(bbase + 76416), reinterpret_cast<int8_t*>(bbase + 76352)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 76544);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 80640);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 80896);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 81152);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 85248);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 85504);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 67072);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 67328);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 67584), reinterpret_cast<float*>(bbase + 67840), reinterpret_cast<int8_t*>(bbase + 67712)};
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 68096), reinterpret_cast<float*>(bbase + 68352), reinterpret_cast<int8_t*>(bbase + 68224)};
+  b.ffn_gate_l00 = reinterpret_cast<float*>(bbase + 68608);
+  b.ffn_gate_l01 = reinterpret_cast<float*>(bbase + 69120);
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 69632), reinterpret_cast<float*>(bbase + 69760), reinterpret_cast<int8_t*>(bbase + 69696)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 69888), reinterpret_cast<float*>(bbase + 70016), reinterpret_cast<int8_t*>(bbase + 69952)};
+  b.ffn_up_l00 = reinterpret_cast<float*>(bbase + 70144);
+  b.ffn_up_l01 = reinterpret_cast<float*>(bbase + 70656);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 71168);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 71424);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 71680);
+  b.logits = reinterpret_cast<float*>(bbase + 71936);
+  b.next_token = reinterpret_cast<int*>(bbase + 73984);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 74240);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 74752);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 75264), reinterpret_cast<float*>(bbase + 75392), reinterpret_cast<int8_t*>(bbase + 75328)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 75520);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 79616);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 79872);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 80128);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 84224);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 84480);
   b.k_l00 = b.qkv_l00 + 64;
   b.k_l01 = b.qkv_l01 + 64;
   b.q_l00 = b.qkv_l00 + 0;
@@ -216,8 +208,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 96;
   b.v_l01 = b.qkv_l01 + 96;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 85760);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 89856);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 84736);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 88832);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -229,21 +221,21 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-8 (row_write, rope_parts)", 0u, 900u, 0u},  // 3
     {"attention_attn_l00", "attention", "op 9", 0u, 4812u, 128u},  // 4
-    {"gemv_attn_out_l00", "gemv", "op 10", 4352u, 392u, 0u},  // 5
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 11-12 (add_norm)", 256u, 904u, 0u},  // 6
+    {"gemv_attn_res_l00", "gemv", "ops 10-11 (gemv_norm_epilogue)", 4352u, 648u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "op 12", 256u, 392u, 0u},  // 6
     {"gemv_ffn_gate_l00", "gemv", "ops 13-14 (gemv_parts)", 17408u, 1160u, 0u},  // 7
     {"swiglu_ffn_act_l00", "swiglu", "op 15", 0u, 1296u, 0u},  // 8
-    {"gemv_ffn_out_l00", "gemv", "op 16", 8704u, 528u, 0u},  // 9
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 17-18 (add_norm)", 256u, 904u, 0u},  // 10
+    {"gemv_l_out_l00", "gemv", "ops 16-17 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "op 18", 256u, 392u, 0u},  // 10
     {"gemv_q_l01", "gemv", "ops 19-21 (qkv_head_epilogue, gemv_parts)", 8704u, 648u, 0u},  // 11
     {"rope_q_l01", "rope", "ops 22-25 (row_write, rope_parts)", 0u, 900u, 0u},  // 12
     {"attention_attn_l01", "attention", "op 26", 0u, 4812u, 128u},  // 13
-    {"gemv_attn_out_l01", "gemv", "op 27", 4352u, 392u, 0u},  // 14
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 28-29 (add_norm)", 256u, 904u, 0u},  // 15
+    {"gemv_attn_res_l01", "gemv", "ops 27-28 (gemv_norm_epilogue)", 4352u, 648u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "op 29", 256u, 392u, 0u},  // 15
     {"gemv_ffn_gate_l01", "gemv", "ops 30-31 (gemv_parts)", 17408u, 1160u, 0u},  // 16
     {"swiglu_ffn_act_l01", "swiglu", "op 32", 0u, 1296u, 0u},  // 17
-    {"gemv_ffn_out_l01", "gemv", "op 33", 8704u, 528u, 0u},  // 18
-    {"rms_norm_result_norm", "rms_norm", "ops 34-35 (add_norm)", 256u, 904u, 0u},  // 19
+    {"gemv_l_out_l01", "gemv", "ops 33-34 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "op 35", 256u, 392u, 0u},  // 19
     {"gemv_logits", "gemv", "op 36", 34816u, 2184u, 0u},  // 20
     {"argmax_next_token", "argmax", "op 37", 0u, 2068u, 0u},  // 21
 };
@@ -336,23 +328,22 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
-  {  // gemv_attn_out_l00: #10 matmul attn_out_l00  [no rule]
+  {  // gemv_attn_res_l00: #10 matmul attn_out_l00, #11 add attn_res_l00  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
+    p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
     p.n_parts = 1;
     p.k = 64;
     p.x_qs = b.attn_l00_q8.qs;
     p.x_d = b.attn_l00_q8.d;
     p.x_lo = b.attn_l00_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // rms_norm_ffn_norm_l00: #11 add attn_res_l00, #12 rms_norm ffn_norm_l00  [add_norm]
+  {  // rms_norm_ffn_norm_l00: #12 rms_norm ffn_norm_l00  [no rule]
     RmsNormParams p{};
-    p.x = b.inp_embd;
-    p.residual = b.attn_out_l00;
-    p.h_out = b.attn_res_l00;
+    p.x = b.attn_res_l00;
     p.w = w.ffn_norm_l00;
     p.out = nullptr;
     p.out_qs = b.ffn_norm_l00_q8.qs;
@@ -360,7 +351,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l00_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #13 matmul ffn_gate_l00, #14 matmul ffn_up_l00  [gemv_parts]
@@ -388,24 +379,23 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
   if (prof) prof->mark(stream, 8);
-  {  // gemv_ffn_out_l00: #16 matmul ffn_out_l00  [no rule]
+  {  // gemv_l_out_l00: #16 matmul ffn_out_l00, #17 add l_out_l00  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
+    p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l00_q8.qs;
     p.x_d = b.ffn_act_l00_q8.d;
     p.x_lo = b.ffn_act_l00_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // rms_norm_attn_norm_l01: #17 add l_out_l00, #18 rms_norm attn_norm_l01  [add_norm]
+  {  // rms_norm_attn_norm_l01: #18 rms_norm attn_norm_l01  [no rule]
     RmsNormParams p{};
-    p.x = b.attn_res_l00;
-    p.residual = b.ffn_out_l00;
-    p.h_out = b.l_out_l00;
+    p.x = b.l_out_l00;
     p.w = w.attn_norm_l01;
     p.out = nullptr;
     p.out_qs = b.attn_norm_l01_q8.qs;
@@ -413,7 +403,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.attn_norm_l01_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #19 matmul q_l01, #20 matmul k_l01, #21 matmul v_l01  [qkv_head_epilogue, gemv_parts]
@@ -472,23 +462,22 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
   if (prof) prof->mark(stream, 13);
-  {  // gemv_attn_out_l01: #27 matmul attn_out_l01  [no rule]
+  {  // gemv_attn_res_l01: #27 matmul attn_out_l01, #28 add attn_res_l01  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
+    p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
     p.n_parts = 1;
     p.k = 64;
     p.x_qs = b.attn_l01_q8.qs;
     p.x_d = b.attn_l01_q8.d;
     p.x_lo = b.attn_l01_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 14);
-  {  // rms_norm_ffn_norm_l01: #28 add attn_res_l01, #29 rms_norm ffn_norm_l01  [add_norm]
+  {  // rms_norm_ffn_norm_l01: #29 rms_norm ffn_norm_l01  [no rule]
     RmsNormParams p{};
-    p.x = b.l_out_l00;
-    p.residual = b.attn_out_l01;
-    p.h_out = b.attn_res_l01;
+    p.x = b.attn_res_l01;
     p.w = w.ffn_norm_l01;
     p.out = nullptr;
     p.out_qs = b.ffn_norm_l01_q8.qs;
@@ -496,7 +485,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l01_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #30 matmul ffn_gate_l01, #31 matmul ffn_up_l01  [gemv_parts]
@@ -524,24 +513,23 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_quantize_q8<true>(p, stream)));
   }
   if (prof) prof->mark(stream, 17);
-  {  // gemv_ffn_out_l01: #33 matmul ffn_out_l01  [no rule]
+  {  // gemv_l_out_l01: #33 matmul ffn_out_l01, #34 add l_out_l01  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
+    p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l01_q8.qs;
     p.x_d = b.ffn_act_l01_q8.d;
     p.x_lo = b.ffn_act_l01_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 18);
   // ---- output
-  {  // rms_norm_result_norm: #34 add l_out_l01, #35 rms_norm result_norm  [add_norm]
+  {  // rms_norm_result_norm: #35 rms_norm result_norm  [no rule]
     RmsNormParams p{};
-    p.x = b.attn_res_l01;
-    p.residual = b.ffn_out_l01;
-    p.h_out = b.l_out_l01;
+    p.x = b.l_out_l01;
     p.w = w.output_norm;
     p.out = nullptr;
     p.out_qs = b.result_norm_q8.qs;
@@ -549,7 +537,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.result_norm_q8.lo;
     p.eps = 9.99999975e-06f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #36 matmul logits  [no rule]
@@ -595,7 +583,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     89,  // planned for sm_89
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 114944u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    90112u,  // buffer bytes
+    89088u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity

@@ -6,7 +6,7 @@
 // knobs:       chip=h200 arch=sm_90 sms=132 smem_kib_per_block=227 cache_precision=f16 recurrent_state=bf16 activations=two-pass-int8
 // held rules:  none
 // launches:    22 a step (argmax 1, attention 2, embed 1, gemv 9, rms_norm 5, rope 2, swiglu 2)
-// memory:      weights 141568 bytes, buffers 165888 bytes
+// memory:      weights 141568 bytes, buffers 164864 bytes
 //
 // Build (LANEC_SRC is the lanec source tree; docs/emitted-program.md):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I$LANEC_SRC -o model model.cu $LANEC_SRC/lib/common/error.cpp $LANEC_SRC/lib/gguf/ggml_types.cpp $LANEC_SRC/lib/gguf/gguf_file.cpp $LANEC_SRC/lib/gguf/gguf_value.cpp $LANEC_SRC/lib/tokenizer/bpe_model.cpp $LANEC_SRC/lib/tokenizer/byte_unicode.cpp $LANEC_SRC/lib/tokenizer/gguf_vocab.cpp $LANEC_SRC/lib/tokenizer/pre_tokenizer.cpp $LANEC_SRC/lib/tokenizer/spm_model.cpp $LANEC_SRC/lib/tokenizer/tokenizer.cpp -lpcre2-8
@@ -95,7 +95,7 @@ constexpr lanec::runtime::PlannedKey kPlannedMetadata[] = {
     {"qwen3.attention.layer_norm_rms_epsilon", "1e-06"},
 };
 
-// ---- buffers: one device allocation of 165888 bytes, zeroed at start ----
+// ---- buffers: one device allocation of 164864 bytes, zeroed at start ----
 struct Buffers {
   // param
   int* pos;  // pos  param i32 [1]
@@ -110,8 +110,6 @@ struct Buffers {
   Int8Vec attn_l01_q8;  // attn_l01.q8  activation int8 high + int8 low + f32 scale per 32 [128]
   Int8Vec attn_norm_l00_q8;  // attn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   Int8Vec attn_norm_l01_q8;  // attn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
-  float* attn_out_l00;  // attn_out_l00  activation f32 [64]
-  float* attn_out_l01;  // attn_out_l01  activation f32 [64]
   float* attn_res_l00;  // attn_res_l00  activation f32 [64]
   float* attn_res_l01;  // attn_res_l01  activation f32 [64]
   Int8Vec ffn_act_l00_q8;  // ffn_act_l00.q8  activation int8 high + int8 low + f32 scale per 32 [128]
@@ -120,8 +118,6 @@ struct Buffers {
   float* ffn_gate_l01;  // ffn_gate_l01  activation f32 [128]
   Int8Vec ffn_norm_l00_q8;  // ffn_norm_l00.q8  activation int8 high + int8 low + f32 scale per 32 [64]
   Int8Vec ffn_norm_l01_q8;  // ffn_norm_l01.q8  activation int8 high + int8 low + f32 scale per 32 [64]
-  float* ffn_out_l00;  // ffn_out_l00  activation f32 [64]
-  float* ffn_out_l01;  // ffn_out_l01  activation f32 [64]
   float* ffn_up_l00;  // ffn_up_l00  activation f32 [128]
   float* ffn_up_l01;  // ffn_up_l01  activation f32 [128]
   float* inp_embd;  // inp_embd  activation f32 [64]
@@ -192,34 +188,30 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.attn_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132096), reinterpret_cast<float*>(bbase + 132352), reinterpret_cast<int8_t*>(bbase + 132224)};
   b.attn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 132608), reinterpret_cast<float*>(bbase + 132736), reinterpret_cast<int8_t*>(bbase + 132672)};
   b.attn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 132864), reinterpret_cast<float*>(bbase + 132992), reinterpret_cast<int8_t*>(bbase + 132928)};
-  b.attn_out_l00 = reinterpret_cast<float*>(bbase + 133120);
-  b.attn_out_l01 = reinterpret_cast<float*>(bbase + 133376);
-  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 133632);
-  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 133888);
-  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 134144), reinterpret_cast<float*>(bbase + 134400), reinterpret_cast<int8_t*>(bbase + 134272)};
-  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134656), reinterpret_cast<float*>(bbase + 134912), reinterpret_cast<int8_t*>(bbase + 134784)};
-  b.ffn_gate_l00 = reinterpret_cast<float*>(bbase + 135168);
-  b.ffn_gate_l01 = reinterpret_cast<float*>(bbase + 135680);
-  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 136192), reinterpret_cast<float*>(bbase + 136320), reinterpret_cast<int8_t*>(bbase + 136256)};
-  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 136448), reinterpret_cast<float*>(bbase + 136576), reinterpret_cast<int8_t*>(bbase + 136512)};
-  b.ffn_out_l00 = reinterpret_cast<float*>(bbase + 136704);
-  b.ffn_out_l01 = reinterpret_cast<float*>(bbase + 136960);
-  b.ffn_up_l00 = reinterpret_cast<float*>(bbase + 137216);
-  b.ffn_up_l01 = reinterpret_cast<float*>(bbase + 137728);
-  b.inp_embd = reinterpret_cast<float*>(bbase + 138240);
-  b.l_out_l00 = reinterpret_cast<float*>(bbase + 138496);
-  b.l_out_l01 = reinterpret_cast<float*>(bbase + 138752);
-  b.logits = reinterpret_cast<float*>(bbase + 139008);
-  b.next_token = reinterpret_cast<int*>(bbase + 141056);
-  b.qkv_l00 = reinterpret_cast<float*>(bbase + 141312);
-  b.qkv_l01 = reinterpret_cast<float*>(bbase + 142336);
-  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 143360), reinterpret_cast<float*>(bbase + 143488), reinterpret_cast<int8_t*>(bbase + 143424)};
-  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 143616);
-  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 151808);
-  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 152064);
-  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 152576);
-  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 160768);
-  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 161024);
+  b.attn_res_l00 = reinterpret_cast<float*>(bbase + 133120);
+  b.attn_res_l01 = reinterpret_cast<float*>(bbase + 133376);
+  b.ffn_act_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 133632), reinterpret_cast<float*>(bbase + 133888), reinterpret_cast<int8_t*>(bbase + 133760)};
+  b.ffn_act_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 134144), reinterpret_cast<float*>(bbase + 134400), reinterpret_cast<int8_t*>(bbase + 134272)};
+  b.ffn_gate_l00 = reinterpret_cast<float*>(bbase + 134656);
+  b.ffn_gate_l01 = reinterpret_cast<float*>(bbase + 135168);
+  b.ffn_norm_l00_q8 = {reinterpret_cast<int8_t*>(bbase + 135680), reinterpret_cast<float*>(bbase + 135808), reinterpret_cast<int8_t*>(bbase + 135744)};
+  b.ffn_norm_l01_q8 = {reinterpret_cast<int8_t*>(bbase + 135936), reinterpret_cast<float*>(bbase + 136064), reinterpret_cast<int8_t*>(bbase + 136000)};
+  b.ffn_up_l00 = reinterpret_cast<float*>(bbase + 136192);
+  b.ffn_up_l01 = reinterpret_cast<float*>(bbase + 136704);
+  b.inp_embd = reinterpret_cast<float*>(bbase + 137216);
+  b.l_out_l00 = reinterpret_cast<float*>(bbase + 137472);
+  b.l_out_l01 = reinterpret_cast<float*>(bbase + 137728);
+  b.logits = reinterpret_cast<float*>(bbase + 137984);
+  b.next_token = reinterpret_cast<int*>(bbase + 140032);
+  b.qkv_l00 = reinterpret_cast<float*>(bbase + 140288);
+  b.qkv_l01 = reinterpret_cast<float*>(bbase + 141312);
+  b.result_norm_q8 = {reinterpret_cast<int8_t*>(bbase + 142336), reinterpret_cast<float*>(bbase + 142464), reinterpret_cast<int8_t*>(bbase + 142400)};
+  b.attn_l00_split_acc = reinterpret_cast<float*>(bbase + 142592);
+  b.attn_l00_split_done = reinterpret_cast<int*>(bbase + 150784);
+  b.attn_l00_split_ml = reinterpret_cast<float*>(bbase + 151040);
+  b.attn_l01_split_acc = reinterpret_cast<float*>(bbase + 151552);
+  b.attn_l01_split_done = reinterpret_cast<int*>(bbase + 159744);
+  b.attn_l01_split_ml = reinterpret_cast<float*>(bbase + 160000);
   b.k_l00 = b.qkv_l00 + 128;
   b.k_l01 = b.qkv_l01 + 128;
   b.q_l00 = b.qkv_l00 + 0;
@@ -228,8 +220,8 @@ void carve(uint8_t* wbase, uint8_t* bbase) {
   b.q_rope_l01 = b.qkv_l01 + 0;
   b.v_l00 = b.qkv_l00 + 192;
   b.v_l01 = b.qkv_l01 + 192;
-  b.decode_ring = reinterpret_cast<int*>(bbase + 161536);
-  b.decode_ring_count = reinterpret_cast<int*>(bbase + 165632);
+  b.decode_ring = reinterpret_cast<int*>(bbase + 160512);
+  b.decode_ring_count = reinterpret_cast<int*>(bbase + 164608);
 }
 
 // step()'s launches for --profile: name, kind, ops covered (rules), and the bytes each moves as
@@ -241,21 +233,21 @@ constexpr lanec::runtime::LaunchInfo kLaunches[] = {
     {"gemv_q_l00", "gemv", "ops 2-4 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 2
     {"rope_q_l00", "rope", "ops 5-10 (head_norm_rope, row_write, rope_parts, early_trigger)", 256u, 1796u, 0u},  // 3
     {"attention_attn_l00", "attention", "op 11", 0u, 9620u, 256u},  // 4
-    {"gemv_attn_out_l00", "gemv", "op 12", 8704u, 528u, 0u},  // 5
-    {"rms_norm_ffn_norm_l00", "rms_norm", "ops 13-14 (add_norm, early_trigger)", 256u, 904u, 0u},  // 6
+    {"gemv_attn_res_l00", "gemv", "ops 12-13 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 5
+    {"rms_norm_ffn_norm_l00", "rms_norm", "op 14 (early_trigger)", 256u, 392u, 0u},  // 6
     {"gemv_ffn_gate_l00", "gemv", "ops 15-16 (gemv_parts)", 17408u, 1160u, 0u},  // 7
     {"swiglu_ffn_act_l00", "swiglu", "op 17 (early_trigger)", 0u, 1296u, 0u},  // 8
-    {"gemv_ffn_out_l00", "gemv", "op 18", 8704u, 528u, 0u},  // 9
-    {"rms_norm_attn_norm_l01", "rms_norm", "ops 19-20 (add_norm, early_trigger)", 256u, 904u, 0u},  // 10
+    {"gemv_l_out_l00", "gemv", "ops 18-19 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 9
+    {"rms_norm_attn_norm_l01", "rms_norm", "op 20 (early_trigger)", 256u, 392u, 0u},  // 10
     {"gemv_q_l01", "gemv", "ops 21-23 (qkv_head_epilogue, gemv_parts)", 17408u, 1160u, 0u},  // 11
     {"rope_q_l01", "rope", "ops 24-29 (head_norm_rope, row_write, rope_parts, early_trigger)", 256u, 1796u, 0u},  // 12
     {"attention_attn_l01", "attention", "op 30", 0u, 9620u, 256u},  // 13
-    {"gemv_attn_out_l01", "gemv", "op 31", 8704u, 528u, 0u},  // 14
-    {"rms_norm_ffn_norm_l01", "rms_norm", "ops 32-33 (add_norm, early_trigger)", 256u, 904u, 0u},  // 15
+    {"gemv_attn_res_l01", "gemv", "ops 31-32 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 14
+    {"rms_norm_ffn_norm_l01", "rms_norm", "op 33 (early_trigger)", 256u, 392u, 0u},  // 15
     {"gemv_ffn_gate_l01", "gemv", "ops 34-35 (gemv_parts)", 17408u, 1160u, 0u},  // 16
     {"swiglu_ffn_act_l01", "swiglu", "op 36 (early_trigger)", 0u, 1296u, 0u},  // 17
-    {"gemv_ffn_out_l01", "gemv", "op 37", 8704u, 528u, 0u},  // 18
-    {"rms_norm_result_norm", "rms_norm", "ops 38-39 (add_norm, early_trigger)", 256u, 904u, 0u},  // 19
+    {"gemv_l_out_l01", "gemv", "ops 37-38 (gemv_norm_epilogue)", 8704u, 784u, 0u},  // 18
+    {"rms_norm_result_norm", "rms_norm", "op 39 (early_trigger)", 256u, 392u, 0u},  // 19
     {"gemv_logits", "gemv", "op 40", 34816u, 2184u, 0u},  // 20
     {"argmax_next_token", "argmax", "op 41", 0u, 2068u, 0u},  // 21
 };
@@ -348,23 +340,22 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
   if (prof) prof->mark(stream, 4);
-  {  // gemv_attn_out_l00: #12 matmul attn_out_l00  [no rule]
+  {  // gemv_attn_res_l00: #12 matmul attn_out_l00, #13 add attn_res_l00  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l00, b.attn_out_l00, nullptr, nullptr, 64};
+    p.parts[0] = {w.attn_output_l00, b.attn_res_l00, nullptr, b.inp_embd, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.attn_l00_q8.qs;
     p.x_d = b.attn_l00_q8.d;
     p.x_lo = b.attn_l00_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 5);
-  {  // rms_norm_ffn_norm_l00: #13 add attn_res_l00, #14 rms_norm ffn_norm_l00  [add_norm, early_trigger]
+  {  // rms_norm_ffn_norm_l00: #14 rms_norm ffn_norm_l00  [early_trigger]
     RmsNormParams p{};
-    p.x = b.inp_embd;
-    p.residual = b.attn_out_l00;
-    p.h_out = b.attn_res_l00;
+    p.x = b.attn_res_l00;
     p.w = w.ffn_norm_l00;
     p.out = nullptr;
     p.out_qs = b.ffn_norm_l00_q8.qs;
@@ -372,7 +363,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l00_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 6);
   {  // gemv_ffn_gate_l00: #15 matmul ffn_gate_l00, #16 matmul ffn_up_l00  [gemv_parts]
@@ -400,24 +391,23 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 8);
-  {  // gemv_ffn_out_l00: #18 matmul ffn_out_l00  [no rule]
+  {  // gemv_l_out_l00: #18 matmul ffn_out_l00, #19 add l_out_l00  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l00, b.ffn_out_l00, nullptr, nullptr, 64};
+    p.parts[0] = {w.ffn_down_l00, b.l_out_l00, nullptr, b.attn_res_l00, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l00_q8.qs;
     p.x_d = b.ffn_act_l00_q8.d;
     p.x_lo = b.ffn_act_l00_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 9);
   // ---- layer 1
-  {  // rms_norm_attn_norm_l01: #19 add l_out_l00, #20 rms_norm attn_norm_l01  [add_norm, early_trigger]
+  {  // rms_norm_attn_norm_l01: #20 rms_norm attn_norm_l01  [early_trigger]
     RmsNormParams p{};
-    p.x = b.attn_res_l00;
-    p.residual = b.ffn_out_l00;
-    p.h_out = b.l_out_l00;
+    p.x = b.l_out_l00;
     p.w = w.attn_norm_l01;
     p.out = nullptr;
     p.out_qs = b.attn_norm_l01_q8.qs;
@@ -425,7 +415,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.attn_norm_l01_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 10);
   {  // gemv_q_l01: #21 matmul q_l01, #22 matmul k_l01, #23 matmul v_l01  [qkv_head_epilogue, gemv_parts]
@@ -484,23 +474,22 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
       LANEC_CUDA_CHECK((launch_attention<32, CachePrecision::f16, 1>(p, stream)));
   }
   if (prof) prof->mark(stream, 13);
-  {  // gemv_attn_out_l01: #31 matmul attn_out_l01  [no rule]
+  {  // gemv_attn_res_l01: #31 matmul attn_out_l01, #32 add attn_res_l01  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.attn_output_l01, b.attn_out_l01, nullptr, nullptr, 64};
+    p.parts[0] = {w.attn_output_l01, b.attn_res_l01, nullptr, b.l_out_l00, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.attn_l01_q8.qs;
     p.x_d = b.attn_l01_q8.d;
     p.x_lo = b.attn_l01_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 14);
-  {  // rms_norm_ffn_norm_l01: #32 add attn_res_l01, #33 rms_norm ffn_norm_l01  [add_norm, early_trigger]
+  {  // rms_norm_ffn_norm_l01: #33 rms_norm ffn_norm_l01  [early_trigger]
     RmsNormParams p{};
-    p.x = b.l_out_l00;
-    p.residual = b.attn_out_l01;
-    p.h_out = b.attn_res_l01;
+    p.x = b.attn_res_l01;
     p.w = w.ffn_norm_l01;
     p.out = nullptr;
     p.out_qs = b.ffn_norm_l01_q8.qs;
@@ -508,7 +497,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.ffn_norm_l01_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 15);
   {  // gemv_ffn_gate_l01: #34 matmul ffn_gate_l01, #35 matmul ffn_up_l01  [gemv_parts]
@@ -536,24 +525,23 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     LANEC_CUDA_CHECK((launch_quantize_q8<true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 17);
-  {  // gemv_ffn_out_l01: #37 matmul ffn_out_l01  [no rule]
+  {  // gemv_l_out_l01: #37 matmul ffn_out_l01, #38 add l_out_l01  [gemv_norm_epilogue]
     GemvParams p{};
-    p.parts[0] = {w.ffn_down_l01, b.ffn_out_l01, nullptr, nullptr, 64};
+    p.parts[0] = {w.ffn_down_l01, b.l_out_l01, nullptr, b.attn_res_l01, 64};
     p.n_parts = 1;
     p.k = 128;
     p.x_qs = b.ffn_act_l01_q8.qs;
     p.x_d = b.ffn_act_l01_q8.d;
     p.x_lo = b.ffn_act_l01_q8.lo;
     p.split_k = 1;
+    p.residual_early = true;  // loaded before the wait
     LANEC_CUDA_CHECK((launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false>(p, stream)));
   }
   if (prof) prof->mark(stream, 18);
   // ---- output
-  {  // rms_norm_result_norm: #38 add l_out_l01, #39 rms_norm result_norm  [add_norm, early_trigger]
+  {  // rms_norm_result_norm: #39 rms_norm result_norm  [early_trigger]
     RmsNormParams p{};
-    p.x = b.attn_res_l01;
-    p.residual = b.ffn_out_l01;
-    p.h_out = b.l_out_l01;
+    p.x = b.l_out_l01;
     p.w = w.output_norm;
     p.out = nullptr;
     p.out_qs = b.result_norm_q8.qs;
@@ -561,7 +549,7 @@ void step(cudaStream_t stream, lanec::runtime::LaunchProfiler* prof, bool long_c
     p.out_lo = b.result_norm_q8.lo;
     p.eps = 9.99999997e-07f;
     p.n = 64;
-    LANEC_CUDA_CHECK((launch_rms_norm<true, true, true>(p, stream)));
+    LANEC_CUDA_CHECK((launch_rms_norm<false, true, true>(p, stream)));
   }
   if (prof) prof->mark(stream, 19);
   {  // gemv_logits: #40 matmul logits  [no rule]
@@ -607,7 +595,7 @@ constexpr lanec::runtime::ProgramSpec kProgram = {
     90,  // planned for sm_90
     kPlannedWeights, sizeof(kPlannedWeights) / sizeof(kPlannedWeights[0]), 141568u,
     kPlannedMetadata, sizeof(kPlannedMetadata) / sizeof(kPlannedMetadata[0]),
-    165888u,  // buffer bytes
+    164864u,  // buffer bytes
     512,  // n_vocab
     256,  // n_ctx (KV cache rows)
     1024,  // decode ring capacity
