@@ -29,6 +29,7 @@ mkdir -p "$WORK"
 JOBS="$(nproc)"
 LANEC="$ROOT/build/lanec"
 SUMMARY="${OUT:-$WORK}/gpu_check.md"  # written as it goes: a run cut short still reports
+mkdir -p "$(dirname "$SUMMARY")"
 : >"$SUMMARY"
 FAILED=0
 
