@@ -176,6 +176,18 @@ TEST_CASE("a GEMV of two chunks a lane launches the ahead form; held, the plain 
   CHECK(count_of(held, "load_ahead]") == 0);  // in no launch's rules
 }
 
+TEST_CASE("the residual GEMVs load their residual before the wait; gemv_norm_epilogue held, the norms add it", "[emit]") {
+  // Qwen3-0.6B's widths, one layer: the output and down projections add the
+  // residual stream; the norms after them read it finished.
+  const std::string early = emit_test::emit_load_ahead_sample();
+  CHECK(count_of(early, "p.residual_early = true;") == 2);
+  CHECK(count_of(early, "[gemv_norm_epilogue") == 2);
+  CHECK(count_of(early, "launch_rms_norm<true") == 0);
+  const std::string held = emit_test::emit_load_ahead_sample({"gemv_norm_epilogue"});
+  CHECK(count_of(held, "p.residual_early") == 0);
+  CHECK(count_of(held, "launch_rms_norm<true, true, true>") == 2);  // add_norm, early trigger
+}
+
 TEST_CASE("the small launches between one-wave GEMVs trigger early; held, after their wait", "[emit]") {
   // Qwen3-0.6B's widths, one layer: the rope, the FFN norm, the SwiGLU
   // quantize and the final norm follow register GEMVs of at most 6,144
