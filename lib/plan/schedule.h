@@ -110,11 +110,18 @@ struct GemvLaunch {
   bool staged = false;         // staged_weights: all weights copied to shared memory before the wait
   int row_loop_chunks = 0;     // row_loop: a one-wave grid of warps looping over rows, this many chunks a lane; 0 = off
   bool load_ahead = false;     // load_ahead: the register kernel loads a lane's second chunk with its first activations
-  bool residual_early = false; // the register kernel loads its residual rows before its wait (early_residuals in
-                               // triggers.h: no launch still running then writes them)
+  bool residual_early = false; // the register kernel loads its residual rows before its wait (mark_early_residuals
+                               // in triggers.h: no launch still running then writes them)
   std::string argmax_key;      // gemv_argmax: the key the blocks fold the greedy winner into (workspace i32 [2],
                                // one u64); empty = none
 };
+
+// Whether some part of the GEMV adds a residual in its epilogue.
+inline bool gemv_has_residual(const GemvLaunch& g) {
+  for (const GemvPart& part : g.parts)
+    if (!part.residual.empty()) return true;
+  return false;
+}
 
 struct RopePart {
   std::string x;               // f32 [n_head, head_dim], rotated in place (unless cache_only)

@@ -1,7 +1,6 @@
 // Early triggers over the final launch order (triggers.h).
 #include "lib/plan/triggers.h"
 
-#include <algorithm>
 #include <string>
 #include <variant>
 
@@ -24,10 +23,7 @@ int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
 void mark_early_residuals(Schedule& s) {
   for (size_t i = 0; i < s.launches.size(); ++i) {
     auto* g = std::get_if<GemvLaunch>(&s.launches[i].params);
-    if (g == nullptr || g->staged || g->row_loop_chunks != 0) continue;
-    const bool has_residual =
-        std::any_of(g->parts.begin(), g->parts.end(), [](const GemvPart& p) { return !p.residual.empty(); });
-    if (!has_residual) continue;
+    if (g == nullptr || g->staged || g->row_loop_chunks != 0 || !gemv_has_residual(*g)) continue;
     g->residual_early = true;
     if (i > 0 && early_read_clash(s, s.launches[i - 1], s.launches[i])) g->residual_early = false;
   }

@@ -1,7 +1,6 @@
 // Schedule checks (verify_schedule.h).
 #include "lib/plan/verify_schedule.h"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -41,9 +40,7 @@ void check_params(const Launch& l) {
     if (g->load_ahead && (g->staged || g->row_loop_chunks != 0 || !g->argmax_key.empty()))
       bad(l, "load-ahead GEMV outside the register kernel (or with an argmax fold)");
     // kernels/gemv.cuh GemvParams::residual_early: the register kernel's, with a residual.
-    if (g->residual_early && (g->staged || g->row_loop_chunks != 0 ||
-                              std::none_of(g->parts.begin(), g->parts.end(),
-                                           [](const GemvPart& p) { return !p.residual.empty(); })))
+    if (g->residual_early && (g->staged || g->row_loop_chunks != 0 || !gemv_has_residual(*g)))
       bad(l, "early residual on a GEMV outside the register kernel or without a residual");
     // kernels/gemv_staged.cuh: q8_0 with int8 activations, split 1, 2 or 4, no SwiGLU.
     if (g->staged && (g->format != GgmlType::Q8_0 || g->numerics == GemvNumerics::f32 || g->swiglu ||
