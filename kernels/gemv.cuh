@@ -376,6 +376,14 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
   return slice == 0 && lane == 0;
 }
 
+// y plus its row's residual: the value resolve_rows loaded before the wait
+// (`early`, 0 for a part without one) where residual_early, else loaded now.
+__device__ __forceinline__ float add_residual(const GemvParams& p, float y, float early, const float* residual,
+                                              int row) {
+  if (p.residual_early) return y + early;
+  return residual != nullptr ? y + residual[row] : y;
+}
+
 // sum_rows and the epilogue. All threads of the block call it. Returns the
 // greedy key (argmax_key) of the rows this thread stored, 0 where it stored
 // none (and with Swiglu).
@@ -398,12 +406,7 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
       float g = acc[r], u = acc[r + RowsPerWarp];
       if (p.parts[0].bias != nullptr) g += p.parts[0].bias[row];
       if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
-      float y = silu(g) * u;
-      if (p.residual_early) {
-        y += w.residual[r];
-      } else if (p.parts[0].residual != nullptr) {
-        y += p.parts[0].residual[row];
-      }
+      const float y = add_residual(p, silu(g) * u, w.residual[r], p.parts[0].residual, row);
       p.parts[0].y[row] = y;
     }
   } else {
@@ -414,11 +417,7 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
       const int row = local_row[r];
       float y = acc[r];
       if (pt.bias != nullptr) y += pt.bias[row];
-      if (p.residual_early) {
-        y += w.residual[r];
-      } else if (pt.residual != nullptr) {
-        y += pt.residual[row];
-      }
+      y = add_residual(p, y, w.residual[r], pt.residual, row);
       pt.y[row] = y;
       key = max(key, argmax_key(y, row));
     }

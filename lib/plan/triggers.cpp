@@ -1,4 +1,4 @@
-// Early triggers over the final launch order (triggers.h).
+// Early residuals and early triggers over the final launch order (triggers.h).
 #include "lib/plan/triggers.h"
 
 #include <string>

@@ -1,5 +1,7 @@
-// The launch-stage rule over the final launch order (rules/early_trigger.h):
-// which small launches let the next launch start before their wait.
+// What may run before a launch's wait, decided over the final launch order:
+// the GEMV residuals loaded early, and the launch-stage rule early_trigger
+// (rules/early_trigger.h), which small launches let the next launch start
+// before their wait.
 #pragma once
 
 #include "lib/knobs/knobs.h"

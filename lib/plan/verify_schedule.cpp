@@ -64,6 +64,14 @@ void check_params(const Launch& l) {
   }
 }
 
+// Whether `running` writes the storage of buffer `name`.
+bool writes_storage_of(const Schedule& s, const Launch& running, const std::string& name) {
+  const std::string root = s.storage_of(name).first->name;
+  for (const std::string& written : running.writes())
+    if (s.storage_of(written).first->name == root) return true;
+  return false;
+}
+
 // Attention loads its position and the cache rows of earlier positions
 // before its wait (kernels/attention.cuh, LANEC_ATTN_EARLY): a launch still
 // running then must not write the position, and may write the caches only
@@ -88,9 +96,7 @@ std::optional<std::string> attention_early_clash(const Schedule& s, const Launch
 // LANEC_ROPE_EARLY_POS): a launch still running then must not write it.
 std::optional<std::string> rope_early_clash(const Schedule& s, const Launch& running, const Launch& rope) {
   const auto& r = std::get<RopeLaunch>(rope.params);
-  const std::string pos_root = s.storage_of(r.pos).first->name;
-  for (const std::string& name : running.writes())
-    if (s.storage_of(name).first->name == pos_root) return running.name + " writes its position " + r.pos;
+  if (writes_storage_of(s, running, r.pos)) return running.name + " writes its position " + r.pos;
   return std::nullopt;
 }
 
@@ -99,11 +105,9 @@ std::optional<std::string> rope_early_clash(const Schedule& s, const Launch& run
 std::optional<std::string> gemv_early_clash(const Schedule& s, const Launch& running, const Launch& gemv) {
   const auto& g = std::get<GemvLaunch>(gemv.params);
   if (!g.residual_early) return std::nullopt;
-  auto root = [&](const std::string& name) { return s.storage_of(name).first->name; };
-  for (const std::string& name : running.writes())
-    for (const GemvPart& part : g.parts)
-      if (!part.residual.empty() && root(name) == root(part.residual))
-        return running.name + " writes its residual " + part.residual;
+  for (const GemvPart& part : g.parts)
+    if (!part.residual.empty() && writes_storage_of(s, running, part.residual))
+      return running.name + " writes its residual " + part.residual;
   return std::nullopt;
 }
 
