@@ -494,6 +494,16 @@ __global__ void __launch_bounds__(kGemvMaxWarps* kWarpSize, kGemvAheadMinBlocks)
 // them (Qwen3-0.6B's logits GEMV, k 1024: +1.2 % a token; at C 4, 1.7B's,
 // no faster: docs/performance.md).
 constexpr int kGemvRowLoopWarps = 8;  // a block (4 measured the same)
+// Rows a warp has in flight ahead of the one it sums (measurement switch
+// LANEC_GEMV_ROW_LOOP_DEPTH): 1 holds 5 blocks an SM at C 2; each more row
+// costs one more row's chunks in registers, so the argmax form's bound
+// drops to 4 blocks at depth 2.
+#ifndef LANEC_GEMV_ROW_LOOP_DEPTH
+#define LANEC_GEMV_ROW_LOOP_DEPTH 1
+#endif
+constexpr int kGemvRowLoopDepth = LANEC_GEMV_ROW_LOOP_DEPTH;
+static_assert(kGemvRowLoopDepth >= 1 && kGemvRowLoopDepth <= 3, "the row loop holds 1 to 3 rows ahead");
+constexpr int kGemvRowLoopArgmaxBlocks = kGemvRowLoopDepth == 1 ? 5 : kGemvRowLoopDepth == 2 ? 4 : 3;
 
 namespace gemv_detail {
 
@@ -522,8 +532,12 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int stride = static_cast<int>(gridDim.x * blockDim.y);
   int row = static_cast<int>(blockIdx.x * blockDim.y + threadIdx.y);
-  gemv_detail::WChunk cur[C];
-  if (row < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row, lane, n_chunks, cur);  // constants: before the wait
+  constexpr int D = kGemvRowLoopDepth;
+  // ring[0] is the row summed next, ring[i] the row i strides after it.
+  gemv_detail::WChunk ring[D][C];
+#pragma unroll
+  for (int i = 0; i < D; ++i)  // constants: before the wait
+    if (row + i * stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + i * stride, lane, n_chunks, ring[i]);
   pdl_wait();
   // Argmax: this warp's winner so far, in lane 0 (the first non-NaN row, then
   // only a larger value: rows rise, so a tie keeps the lower). Two registers
@@ -532,12 +546,12 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
   int best_row = -1;
   for (; row < pt.rows; row += stride) {
     gemv_detail::WChunk next[C];
-    if (row + stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + stride, lane, n_chunks, next);
+    if (row + D * stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + D * stride, lane, n_chunks, next);
     float acc = 0.0f;
 #pragma unroll
     for (int j = 0; j < C; ++j) {
       const int c = lane + j * kWarpSize;
-      if (c < n_chunks) acc += gemv_detail::dot_chunk<F, A>(cur[j], gemv_detail::load_x<F, A>(p, c));
+      if (c < n_chunks) acc += gemv_detail::dot_chunk<F, A>(ring[0][j], gemv_detail::load_x<F, A>(p, c));
     }
     acc = warp_sum(acc);
     if (lane == 0) {
@@ -552,7 +566,11 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
       }
     }
 #pragma unroll
-    for (int j = 0; j < C; ++j) cur[j] = next[j];
+    for (int j = 0; j < C; ++j) {
+#pragma unroll
+      for (int i = 0; i + 1 < D; ++i) ring[i][j] = ring[i + 1][j];
+      ring[D - 1][j] = next[j];
+    }
   }
   if constexpr (Argmax) fold_block_argmax(p.argmax_best, best_row < 0 ? 0ull : argmax_key(best_value, best_row));
 }
@@ -568,7 +586,7 @@ __global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
 // (5 blocks of 8 warps an SM): unbounded, its winner and fold took 60, which
 // holds 4. (A bound on the plain form changes its code: it stays unbounded.)
 template <WeightFormat F, Activation A, int C>
-__global__ void __launch_bounds__(kWarpSize* kGemvRowLoopWarps, C <= 2 ? 5 : 1)
+__global__ void __launch_bounds__(kWarpSize* kGemvRowLoopWarps, C <= 2 ? kGemvRowLoopArgmaxBlocks : 1)
     gemv_row_loop_argmax_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::row_loop<F, A, C, true>(p);
 }
