@@ -282,6 +282,26 @@ TEST_CASE("the row loop loads LANEC_GEMV_ROW_LOOP_DEPTH rows a warp before its w
   }
 }
 
+TEST_CASE("the paired GEMV has two weight chunks a lane in flight in its loop", "[.][emit-nvcc]") {
+  // LANEC_GEMV_PAIRED (kernels/gemv.cuh): after the wait, the preloaded
+  // chunk's dot products, then each loop trip issues two chunks' loads
+  // before any dot product uses them; bounded to 12 blocks of 4 warps an SM.
+  const std::string ptx = kernels_ptx({"gemv_paired_kernel<WeightFormat::q8_0_split, Activation::int8x2>"},
+                                      "-DLANEC_GEMV_PAIRED=1");
+  const std::string entry = ptx_entry(ptx, {"18gemv_paired_kernel"});
+  REQUIRE_FALSE(entry.empty());
+  CHECK(entry.find(".minnctapersm 12") != std::string::npos);
+  const std::string weight_load = "ld.global.nc.L1::no_allocate.v4";
+  const size_t wait = entry.find("griddepcontrol.wait");
+  REQUIRE(wait != std::string::npos);
+  const size_t first = entry.find(weight_load, wait);
+  REQUIRE(first != std::string::npos);
+  const size_t second = entry.find(weight_load, first + weight_load.size());
+  REQUIRE(second != std::string::npos);
+  CHECK(count_of(entry.substr(first, second - first), "dp4a") == 0);
+  CHECK(count_of(entry.substr(second), "dp4a") >= 16);  // both chunks' sums follow
+}
+
 TEST_CASE("the early-trigger kernels let the next launch start before their wait, the others after it",
           "[.][emit-nvcc]") {
   // Rule early_trigger (kernels/common.cuh pdl_trigger_early): the trigger
