@@ -54,7 +54,7 @@ constexpr int kGemvMaxParts = 4;  // (kGemvMaxWarps, the most split warps: limit
 #ifndef LANEC_GEMV_PAIRED
 #define LANEC_GEMV_PAIRED 0
 #endif
-constexpr int kGemvPairedMinBlocks = 12;  // 48 warps an SM: at most 42 registers
+constexpr int kGemvPairedMinBlocks = 12;  // 48 warps an SM: 40 registers (ptxas)
 
 // How weight chunks load (common.cuh StreamKind): not through L1 by default,
 // which keeps L1 for the activation chunks every row reuses (+0.8 to 1.1 %
@@ -566,7 +566,7 @@ namespace gemv_detail {
 
 template <WeightFormat F, Activation A, int C, bool Argmax>
 __device__ __forceinline__ void row_loop(const GemvParams& p) {
-  static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of two rows");
+  static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of each row in flight");
   const GemvPart& pt = p.parts[0];
   const int lane = threadIdx.x;
   const int n_chunks = p.k / gemv_chunk_elems<F>();
