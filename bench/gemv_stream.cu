@@ -126,13 +126,7 @@ __global__ void __launch_bounds__(kStreamWarps* kWarpSize) gemv_stream_kernel(co
 // Rows a warp for one wave of resident warps on this device.
 template <int D, int E>
 int stream_rows_per_warp(int rows) {
-  static const int resident = [] {
-    int per_sm = 0, device = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_stream_kernel<D, E>, kStreamWarps * kWarpSize, 0);
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return std::max(per_sm, 1) * std::max(sms, 1) * kStreamWarps;
-  }();
+  static const int resident = resident_blocks(gemv_stream_kernel<D, E>, kStreamWarps * kWarpSize) * kStreamWarps;
   return ceil_div(rows, resident);
 }
 

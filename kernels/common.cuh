@@ -174,6 +174,18 @@ inline cudaLaunchAttribute cluster_dimension_attribute(dim3 cluster) {
   return attr;
 }
 
+// How many blocks of `kernel` (`threads` a block, no dynamic shared memory)
+// the current device holds at once, at least 1: a one-wave grid's size.
+// Host-side queries, legal during stream capture.
+template <typename Params>
+int resident_blocks(void (*kernel)(Params), int threads) {
+  int per_sm = 0, device = 0, sms = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) != cudaSuccess) (void)cudaGetLastError();
+  (void)cudaGetDevice(&device);
+  (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  return (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+}
+
 // How many clusters of `cluster` blocks of `kernel` (`block` threads, no
 // dynamic shared memory) the device holds at once, or 0 if the occupancy
 // calculator cannot say. Legal during a graph capture: the query runs in

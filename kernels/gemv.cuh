@@ -644,19 +644,11 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
   if (A == Activation::int8x2 && (p.x_lo == nullptr || !aligned16(p.x_lo))) return invalid_launch();
   if (Argmax && p.argmax_best == nullptr) return invalid_launch();
   // One wave: as many blocks as the SMs hold, queried once for the current
-  // device (an emitted program runs on one; host-side calls, legal during
-  // stream capture).
+  // device (an emitted program runs on one).
   constexpr auto kernel = Argmax ? gemv_row_loop_argmax_kernel<F, A, C> : gemv_row_loop_kernel<F, A, C>;
-  static const int resident_blocks = [] {
-    int per_sm = 0, device = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                  kWarpSize * kGemvRowLoopWarps, 0);
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
-  }();
+  static const int wave = resident_blocks(kernel, kWarpSize * kGemvRowLoopWarps);
   const int needed = ceil_div(p.parts[0].rows, kGemvRowLoopWarps);
-  const int grid = needed < resident_blocks ? needed : resident_blocks;
+  const int grid = needed < wave ? needed : wave;
   const dim3 block(kWarpSize, kGemvRowLoopWarps);
   return launch_kernel(kernel, static_cast<unsigned>(grid), block, 0, stream, p);
 }
@@ -668,21 +660,15 @@ inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / sp
 // Whether LANEC_GEMV_PAIRED takes this register launch (one row a warp):
 // blocks of 4 warps, at least 4 chunks a lane, and with switch value 1 a
 // grid that the paired kernel holds in one wave (occupancy queried once per
-// instantiation for the current device; legal during stream capture).
+// instantiation for the current device).
 template <WeightFormat F, Activation A>
 bool gemv_paired_applies(const GemvParams& p, int grid, dim3 block) {
   if (block.y != 4) return false;
   const int chunks_a_lane = ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize * p.split_k);
   if (chunks_a_lane < 4) return false;
   if (LANEC_GEMV_PAIRED == 2) return true;
-  static const int resident_blocks = [] {
-    int per_sm = 0, device = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_paired_kernel<F, A>, 4 * kWarpSize, 0);
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return per_sm * sms;
-  }();
-  return grid <= resident_blocks;
+  static const int wave = resident_blocks(gemv_paired_kernel<F, A>, 4 * kWarpSize);
+  return grid <= wave;
 }
 
 // The register GEMV: Argmax folds the greedy winner (rule gemv_argmax's
