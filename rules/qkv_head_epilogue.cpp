@@ -60,9 +60,7 @@ class QkvHeadEpilogueRule : public FusionRule {
   // Pattern: per attention, the GEMV nodes delivering its Q, K and V.
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
     std::vector<RuleMatch> sites;
-    for (const FusedNode& n : g.nodes()) {
-      const Op* attn = single_op(g, n, OpKind::attention);
-      if (!attn) continue;
+    for (const Op* attn : lone_attentions(g)) {
       const Op* kw = cache_writer(g, attn->inputs[1]);
       const Op* vw = cache_writer(g, attn->inputs[2]);
       if (!kw || !vw) continue;

@@ -49,9 +49,7 @@ class RopePartsRule : public FusionRule {
   // its K cache is written from.
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
     std::vector<RuleMatch> sites;
-    for (const FusedNode& n : g.nodes()) {
-      const Op* attn = single_op(g, n, OpKind::attention);
-      if (!attn) continue;
+    for (const Op* attn : lone_attentions(g)) {
       const Op* kw = cache_writer(g, attn->inputs[1]);
       if (!kw) continue;
       std::optional<int> q = rope_node_of(g, attn->inputs[0]);

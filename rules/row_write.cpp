@@ -59,9 +59,7 @@ class RowWriteRule : public FusionRule {
   // the writes (extra[0] = 1).
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
     std::vector<RuleMatch> sites;
-    for (const FusedNode& n : g.nodes()) {
-      const Op* attn = single_op(g, n, OpKind::attention);
-      if (!attn) continue;
+    for (const Op* attn : lone_attentions(g)) {
       std::optional<int> k = g.producer(attn->inputs[1]);
       std::optional<int> v = g.producer(attn->inputs[2]);
       if (!k || !v || *k == *v) continue;

@@ -130,6 +130,8 @@ std::optional<std::string> epilogue_guard(const FusedGraph& g, const RuleMatch& 
                                           const char* what);
 // The kv_write op that writes the cache state `cache`, or nullptr.
 const Op* cache_writer(const FusedGraph& g, TensorId cache);
+// The attention ops that each sit alone in a node, in node order.
+std::vector<const Op*> lone_attentions(const FusedGraph& g);
 }  // namespace rule_helpers
 
 }  // namespace lanec

@@ -121,4 +121,11 @@ const Op* cache_writer(const FusedGraph& g, TensorId cache) {
   return nullptr;
 }
 
+std::vector<const Op*> lone_attentions(const FusedGraph& g) {
+  std::vector<const Op*> found;
+  for (const FusedNode& n : g.nodes())
+    if (const Op* attn = single_op(g, n, OpKind::attention)) found.push_back(attn);
+  return found;
+}
+
 }  // namespace lanec::rule_helpers
