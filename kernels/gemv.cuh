@@ -45,17 +45,6 @@ constexpr int kGemvMaxParts = 4;  // (kGemvMaxWarps, the most split warps: limit
 #define LANEC_GEMV_PRELOAD 1
 #endif
 
-// Measurement switch: the register GEMV's loop with two trips' chunks in
-// flight a lane (sum_rows' Paired), as its own kernel bounded to
-// kGemvPairedMinBlocks blocks of 4 warps an SM, for launches of one row a
-// warp with at least 4 chunks a lane: 1 where the grid is one wave of that
-// kernel, 2 wherever it applies, 0 (default) never. The sums keep the
-// plain loop's order.
-#ifndef LANEC_GEMV_PAIRED
-#define LANEC_GEMV_PAIRED 0
-#endif
-constexpr int kGemvPairedMinBlocks = 12;  // 48 warps an SM: 40 registers (ptxas)
-
 // How weight chunks load (common.cuh StreamKind): not through L1 by default,
 // which keeps L1 for the activation chunks every row reuses (+0.8 to 1.1 %
 // on the three Qwen3 shapes, docs/performance.md).
@@ -343,7 +332,7 @@ __device__ __forceinline__ void reduce_slices(float (&acc)[Rows], float (*partia
 // 1024 at split 1) makes one round trip after the wait, not an L2 trip and
 // then a DRAM trip. It costs registers (one more chunk of each in flight),
 // so it is a kernel of its own for launches whose grid still fits.
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Ahead = false, bool Paired = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Ahead = false>
 __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                          float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows],
                                          float (&acc)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
@@ -376,27 +365,6 @@ __device__ __forceinline__ bool sum_rows(const GemvParams& p, const WarpRows<F, 
       if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w.first[r], x);
     }
   }
-  if constexpr (Paired) {  // two trips' loads before either sum; the sums in the loop's order
-    for (; c + stride < n_chunks; c += 2 * stride) {
-      WChunk w0[kRows], w1[kRows];
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (part_of[r] >= 0) {
-          w0[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c);
-          w1[r] = load_w<F>(w.row_ptr[r], w.scale_ptr[r], c + stride);
-        }
-      }
-      // The activations (L1 hits) one trip at a time: fewer registers.
-      const auto x0 = load_x<F, A>(p, c);
-#pragma unroll
-      for (int r = 0; r < kRows; ++r)
-        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w0[r], x0);
-      const auto x1 = load_x<F, A>(p, c + stride);
-#pragma unroll
-      for (int r = 0; r < kRows; ++r)
-        if (part_of[r] >= 0) acc[r] += dot_chunk<F, A>(w1[r], x1);
-    }
-  }
   for (; c < n_chunks; c += stride) {
     const auto x = load_x<F, A>(p, c);
 #pragma unroll
@@ -419,14 +387,14 @@ __device__ __forceinline__ float add_residual(const GemvParams& p, float y, floa
 // sum_rows and the epilogue. All threads of the block call it. Returns the
 // greedy key (argmax_key) of the rows this thread stored, 0 where it stored
 // none (and with Swiglu).
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Ahead = false, bool Paired = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Ahead = false>
 __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
                                                           const WarpRows<F, RowsPerWarp, Swiglu>& w,
                                                           float (*partial)[WarpRows<F, RowsPerWarp, Swiglu>::kRows]) {
   constexpr int kRows = WarpRows<F, RowsPerWarp, Swiglu>::kRows;
   float acc[kRows];
   unsigned long long key = 0ull;
-  if (!sum_rows<F, A, RowsPerWarp, Swiglu, Ahead, Paired>(p, w, partial, acc)) return key;
+  if (!sum_rows<F, A, RowsPerWarp, Swiglu, Ahead>(p, w, partial, acc)) return key;
   const int* part_of = w.part_of;
   const int* local_row = w.local_row;
 
@@ -473,7 +441,7 @@ __device__ __forceinline__ void fold_block_argmax(unsigned long long* best, unsi
   if (block_key > seen) atomicMax(best, block_key);
 }
 
-template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax, bool Ahead, bool Paired = false>
+template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax, bool Ahead>
 __device__ __forceinline__ void gemv_body(const GemvParams& p) {
   static_assert(F == WeightFormat::f32 || F == WeightFormat::f16 || F == WeightFormat::bf16 ||
                     F == WeightFormat::q8_0_split,
@@ -494,7 +462,7 @@ __device__ __forceinline__ void gemv_body(const GemvParams& p) {
   pdl_wait();
   gemv_detail::resolve_rows(p, rows);
 #endif
-  const unsigned long long key = gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Ahead, Paired>(p, rows, partial);
+  const unsigned long long key = gemv_detail::finish_rows<F, A, RowsPerWarp, Swiglu, Ahead>(p, rows, partial);
   if constexpr (Argmax) gemv_detail::fold_block_argmax(p.argmax_best, key);
 }
 
@@ -517,14 +485,6 @@ __global__ void __launch_bounds__(kGemvMaxWarps* kWarpSize, kGemvAheadMinBlocks)
   gemv_detail::gemv_body<F, A, RowsPerWarp, Swiglu, false, true>(p);
 }
 
-// LANEC_GEMV_PAIRED's kernel: one row a warp, blocks of 4 warps (split_k
-// at most 4), two trips in flight a lane.
-template <WeightFormat F, Activation A>
-__global__ void __launch_bounds__(4 * kWarpSize, kGemvPairedMinBlocks)
-    gemv_paired_kernel(const __grid_constant__ GemvParams p) {
-  gemv_detail::gemv_body<F, A, 1, false, false, false, true>(p);
-}
-
 // ---- row loop (rule row_loop: tall single matrices) ------------------------------
 // A one-wave grid whose warps each take rows w, w + W, w + 2W, ... of one
 // matrix (W warps in the grid), each row's C chunks a lane loaded while the
@@ -534,16 +494,8 @@ __global__ void __launch_bounds__(4 * kWarpSize, kGemvPairedMinBlocks)
 // them (Qwen3-0.6B's logits GEMV, k 1024: +1.2 % a token; at C 4, 1.7B's,
 // no faster: docs/performance.md).
 constexpr int kGemvRowLoopWarps = 8;  // a block (4 measured the same)
-// Rows a warp has in flight ahead of the one it sums (measurement switch
-// LANEC_GEMV_ROW_LOOP_DEPTH): 1 holds 5 blocks an SM at C 2; each more row
-// costs one more row's chunks in registers, so the argmax form's bound
-// drops to 4 blocks at depth 2.
-#ifndef LANEC_GEMV_ROW_LOOP_DEPTH
-#define LANEC_GEMV_ROW_LOOP_DEPTH 1
-#endif
-constexpr int kGemvRowLoopDepth = LANEC_GEMV_ROW_LOOP_DEPTH;
-static_assert(kGemvRowLoopDepth >= 1 && kGemvRowLoopDepth <= 3, "the row loop holds 1 to 3 rows ahead");
-constexpr int kGemvRowLoopArgmaxBlocks = kGemvRowLoopDepth == 1 ? 5 : kGemvRowLoopDepth == 2 ? 4 : 3;
+// One row ahead: two or three rows in flight measured no faster
+// (docs/performance.md, h100-2026-12-07f).
 
 namespace gemv_detail {
 
@@ -566,18 +518,14 @@ namespace gemv_detail {
 
 template <WeightFormat F, Activation A, int C, bool Argmax>
 __device__ __forceinline__ void row_loop(const GemvParams& p) {
-  static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of each row in flight");
+  static_assert(C == 1 || C == 2 || C == 4, "the row loop holds 1, 2 or 4 chunks a lane of two rows");
   const GemvPart& pt = p.parts[0];
   const int lane = threadIdx.x;
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int stride = static_cast<int>(gridDim.x * blockDim.y);
   int row = static_cast<int>(blockIdx.x * blockDim.y + threadIdx.y);
-  constexpr int D = kGemvRowLoopDepth;
-  // ring[0] is the row summed next, ring[i] the row i strides after it.
-  gemv_detail::WChunk ring[D][C];
-#pragma unroll
-  for (int i = 0; i < D; ++i)  // constants: before the wait
-    if (row + i * stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + i * stride, lane, n_chunks, ring[i]);
+  gemv_detail::WChunk cur[C];
+  if (row < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row, lane, n_chunks, cur);  // constants: before the wait
   pdl_wait();
   // Argmax: this warp's winner so far, in lane 0 (the first non-NaN row, then
   // only a larger value: rows rise, so a tie keeps the lower). Two registers
@@ -586,12 +534,12 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
   int best_row = -1;
   for (; row < pt.rows; row += stride) {
     gemv_detail::WChunk next[C];
-    if (row + D * stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + D * stride, lane, n_chunks, next);
+    if (row + stride < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row + stride, lane, n_chunks, next);
     float acc = 0.0f;
 #pragma unroll
     for (int j = 0; j < C; ++j) {
       const int c = lane + j * kWarpSize;
-      if (c < n_chunks) acc += gemv_detail::dot_chunk<F, A>(ring[0][j], gemv_detail::load_x<F, A>(p, c));
+      if (c < n_chunks) acc += gemv_detail::dot_chunk<F, A>(cur[j], gemv_detail::load_x<F, A>(p, c));
     }
     acc = warp_sum(acc);
     if (lane == 0) {
@@ -606,11 +554,7 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
       }
     }
 #pragma unroll
-    for (int j = 0; j < C; ++j) {
-#pragma unroll
-      for (int i = 0; i + 1 < D; ++i) ring[i][j] = ring[i + 1][j];
-      ring[D - 1][j] = next[j];
-    }
+    for (int j = 0; j < C; ++j) cur[j] = next[j];
   }
   if constexpr (Argmax) fold_block_argmax(p.argmax_best, best_row < 0 ? 0ull : argmax_key(best_value, best_row));
 }
@@ -626,7 +570,7 @@ __global__ void gemv_row_loop_kernel(const __grid_constant__ GemvParams p) {
 // (5 blocks of 8 warps an SM): unbounded, its winner and fold took 60, which
 // holds 4. (A bound on the plain form changes its code: it stays unbounded.)
 template <WeightFormat F, Activation A, int C>
-__global__ void __launch_bounds__(kWarpSize* kGemvRowLoopWarps, C <= 2 ? kGemvRowLoopArgmaxBlocks : 1)
+__global__ void __launch_bounds__(kWarpSize* kGemvRowLoopWarps, C <= 2 ? 5 : 1)
     gemv_row_loop_argmax_kernel(const __grid_constant__ GemvParams p) {
   gemv_detail::row_loop<F, A, C, true>(p);
 }
@@ -657,20 +601,6 @@ cudaError_t launch_gemv_row_loop(const GemvParams& p, cudaStream_t stream) {
 // 1.8 % slower on Qwen3-8B, no faster on 0.6B; docs/performance.md).
 inline int gemv_groups_per_block(int split_k) { return split_k >= 4 ? 1 : 4 / split_k; }
 
-// Whether LANEC_GEMV_PAIRED takes this register launch (one row a warp):
-// blocks of 4 warps, at least 4 chunks a lane, and with switch value 1 a
-// grid that the paired kernel holds in one wave (occupancy queried once per
-// instantiation for the current device).
-template <WeightFormat F, Activation A>
-bool gemv_paired_applies(const GemvParams& p, int grid, dim3 block) {
-  if (block.y != 4) return false;
-  const int chunks_a_lane = ceil_div(p.k / gemv_chunk_elems<F>(), kWarpSize * p.split_k);
-  if (chunks_a_lane < 4) return false;
-  if (LANEC_GEMV_PAIRED == 2) return true;
-  static const int wave = resident_blocks(gemv_paired_kernel<F, A>, 4 * kWarpSize);
-  return grid <= wave;
-}
-
 // The register GEMV: Argmax folds the greedy winner (rule gemv_argmax's
 // register form), Ahead launches gemv_ahead_kernel (rule load_ahead).
 template <WeightFormat F, Activation A, int RowsPerWarp, bool Swiglu, bool Argmax = false, bool Ahead = false>
@@ -698,10 +628,6 @@ cudaError_t launch_gemv(const GemvParams& p, cudaStream_t stream) {
     return launch_kernel(gemv_ahead_kernel<F, A, RowsPerWarp, Swiglu>, static_cast<unsigned>(grid), block, 0, stream,
                          p);
   } else {
-    if constexpr (LANEC_GEMV_PAIRED != 0 && RowsPerWarp == 1 && !Swiglu && !Argmax) {
-      if (gemv_paired_applies<F, A>(p, grid, block))
-        return launch_kernel(gemv_paired_kernel<F, A>, static_cast<unsigned>(grid), block, 0, stream, p);
-    }
     return launch_kernel(gemv_kernel<F, A, RowsPerWarp, Swiglu, Argmax>, static_cast<unsigned>(grid), block, 0, stream,
                          p);
   }

@@ -69,9 +69,8 @@ void check_compiles(const std::string& name, const std::string& code) {
 
 
 // The sm_90 PTX of these kernel instantiations (each a `(void*)kernel<...>`
-// entry of one array in a fresh translation unit), built with `flags`
-// (a kernel switch, e.g. -DLANEC_GEMV_ROW_LOOP_DEPTH=2).
-std::string kernels_ptx(const std::vector<std::string>& kernels, const std::string& flags = "") {
+// entry of one array in a fresh translation unit).
+std::string kernels_ptx(const std::vector<std::string>& kernels) {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
@@ -80,7 +79,7 @@ std::string kernels_ptx(const std::vector<std::string>& kernels, const std::stri
   for (const std::string& k : kernels) cu << "  (void*)" << k << ",\n";
   cu << "};\n";
   cu.close();
-  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx " + flags + " -I" + std::string(LANEC_SOURCE_DIR) + " " + dir +
+  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + dir +
                         "/kernels.cu -o " + dir + "/kernels.ptx",
                     dir + "/log.txt");
   INFO(r.output.substr(0, 4000));
@@ -260,46 +259,6 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
     CHECK(integer_divisions(gemv->substr(0, wait)) >= 1);  // the slice, before the wait
     CHECK(integer_divisions(gemv->substr(wait)) == 0);
   }
-}
-
-TEST_CASE("the row loop loads LANEC_GEMV_ROW_LOOP_DEPTH rows a warp before its wait", "[.][emit-nvcc]") {
-  // The measurement switch's rows in flight (kernels/gemv.cuh): at 2 chunks
-  // a lane each row ahead is two streamed 16-byte weight loads, issued
-  // before the wait (weights are constants), and one more in the loop.
-  for (int depth : {1, 2, 3}) {
-    INFO("depth " << depth);
-    const std::string ptx = kernels_ptx({"gemv_row_loop_argmax_kernel<WeightFormat::q8_0_split, Activation::int8x2, 2>"},
-                                        "-DLANEC_GEMV_ROW_LOOP_DEPTH=" + std::to_string(depth));
-    const std::string entry = ptx_entry(ptx, {"27gemv_row_loop_argmax_kernel"});
-    REQUIRE_FALSE(entry.empty());
-    const size_t wait = entry.find("griddepcontrol.wait");
-    REQUIRE(wait != std::string::npos);
-    const std::string weight_load = "ld.global.nc.L1::no_allocate.v4";
-    CHECK(count_of(entry.substr(0, wait), weight_load) == 2 * depth);
-    CHECK(count_of(entry.substr(wait), weight_load) == 2);
-    // The argmax form's bound: 5 blocks of 8 warps an SM at depth 1, then 4 and 3.
-    CHECK(entry.find(".minnctapersm " + std::to_string(depth == 1 ? 5 : depth == 2 ? 4 : 3)) != std::string::npos);
-  }
-}
-
-TEST_CASE("the paired GEMV has two weight chunks a lane in flight in its loop", "[.][emit-nvcc]") {
-  // LANEC_GEMV_PAIRED (kernels/gemv.cuh): after the wait, the preloaded
-  // chunk's dot products, then each loop trip issues two chunks' loads
-  // before any dot product uses them; bounded to 12 blocks of 4 warps an SM.
-  const std::string ptx = kernels_ptx({"gemv_paired_kernel<WeightFormat::q8_0_split, Activation::int8x2>"},
-                                      "-DLANEC_GEMV_PAIRED=1");
-  const std::string entry = ptx_entry(ptx, {"18gemv_paired_kernel"});
-  REQUIRE_FALSE(entry.empty());
-  CHECK(entry.find(".minnctapersm 12") != std::string::npos);
-  const std::string weight_load = "ld.global.nc.L1::no_allocate.v4";
-  const size_t wait = entry.find("griddepcontrol.wait");
-  REQUIRE(wait != std::string::npos);
-  const size_t first = entry.find(weight_load, wait);
-  REQUIRE(first != std::string::npos);
-  const size_t second = entry.find(weight_load, first + weight_load.size());
-  REQUIRE(second != std::string::npos);
-  CHECK(count_of(entry.substr(first, second - first), "dp4a") == 0);
-  CHECK(count_of(entry.substr(second), "dp4a") >= 16);  // both chunks' sums follow
 }
 
 TEST_CASE("the early-trigger kernels let the next launch start before their wait, the others after it",
