@@ -494,8 +494,6 @@ __global__ void __launch_bounds__(kGemvMaxWarps* kWarpSize, kGemvAheadMinBlocks)
 // them (Qwen3-0.6B's logits GEMV, k 1024: +1.2 % a token; at C 4, 1.7B's,
 // no faster: docs/performance.md).
 constexpr int kGemvRowLoopWarps = 8;  // a block (4 measured the same)
-// One row ahead: two or three rows in flight measured no faster
-// (docs/performance.md, h100-2026-12-07f).
 
 namespace gemv_detail {
 
@@ -524,6 +522,8 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
   const int n_chunks = p.k / gemv_chunk_elems<F>();
   const int stride = static_cast<int>(gridDim.x * blockDim.y);
   int row = static_cast<int>(blockIdx.x * blockDim.y + threadIdx.y);
+  // One row ahead of the one summed (two or three ahead measured no faster:
+  // docs/performance.md, h100-2026-12-07f).
   gemv_detail::WChunk cur[C];
   if (row < pt.rows) gemv_detail::load_row_chunks<F, C>(p, row, lane, n_chunks, cur);  // constants: before the wait
   pdl_wait();
