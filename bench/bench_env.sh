@@ -28,7 +28,7 @@ synth_model() {
 # $MAX_CTX cache rows and builds $WORK/PRESET__NAME. FLAGS is comma-separated
 # (bench/variants.sh lists the forms): -D switches for nvcc (which appends
 # $NVCC_APPEND_FLAGS to the command lanec runs), hold:RULE, act:MODE,
-# split:PREFIX=N, rpw:PREFIX=N, ahead:PREFIX, trigger:PREFIX, hpb:N, env:NAME=VALUE and ctx:N (N cache rows instead of
+# split:PREFIX=N, rpw:PREFIX=N, ahead:PREFIX, trigger:PREFIX, late:PREFIX, hpb:N, env:NAME=VALUE and ctx:N (N cache rows instead of
 # $MAX_CTX). Fails when the plan or the build does.
 # Used by variants.sh, chain_profile.sh and ablation.sh.
 build_variant() {
@@ -39,7 +39,7 @@ build_variant() {
       split:*) splits+=("split:${f#split:}") ;;
       rpw:*) splits+=("rpw:${f#rpw:}") ;;
       ahead:*) splits+=("$f") ;;
-      trigger:*) splits+=("$f") ;;
+      trigger:* | late:*) splits+=("$f") ;;
       hpb:*) splits+=("$f") ;;
       ctx:*) max_ctx="${f#ctx:}" ;;
       env:*) export "${f#env:}" ;;
@@ -57,11 +57,12 @@ build_variant() {
   ((${#splits[@]} == 0)) || build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
 }
 
-# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N|ahead:PREFIX|trigger:PREFIX|hpb:N...:
+# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N|ahead:PREFIX|trigger:PREFIX|late:PREFIX|hpb:N...:
 # edits the split_k or the rows a warp of the matching GEMV launches, has
 # them load their second trip ahead (launch_gemv's Ahead), has the matching
 # norm and SwiGLU quantize launches trigger the next launch at their start
-# (their EarlyTrigger, where rule early_trigger declined it), or the query
+# (their EarlyTrigger, where rule early_trigger declined it) or only after
+# their wait (late:, where it fired), or the query
 # heads an attention block serves (every attention launch; N must divide the
 # model's query heads a kv head), in BIN.cu and builds it with the command
 # the program's header gives.
@@ -76,6 +77,8 @@ build_with_splits() {
       ahead:*) sed -i "/{  \/\/ ${e}/,/launch_gemv/ s/\(launch_gemv<WeightFormat::[a-z0-9_]*, Activation::[a-z0-9]*, [0-9], [a-z]*\)>/\1, false, true>/" "$bin.cu" ;;
       trigger:*) sed -i -e "/{  \/\/ ${e}/,/launch_/ s/launch_rms_norm<\([a-z]*\), \([a-z]*\)>/launch_rms_norm<\1, \2, true>/" \
           -e "/{  \/\/ ${e}/,/launch_/ s/launch_quantize_q8<\([a-z]*\)>/launch_quantize_q8<\1, true>/" "$bin.cu" ;;
+      late:*) sed -i -e "/{  \/\/ ${e}/,/launch_/ s/launch_rms_norm<\([a-z]*\), \([a-z]*\), true>/launch_rms_norm<\1, \2>/" \
+          -e "/{  \/\/ ${e}/,/launch_/ s/launch_quantize_q8<\([a-z]*\), true>/launch_quantize_q8<\1>/" "$bin.cu" ;;
       hpb:*) sed -i "s/\(launch_attention<[0-9]*, CachePrecision::[a-z0-9]*, \)[0-9]*>/\1${e}>/" "$bin.cu" ;;
     esac
   done

@@ -24,6 +24,10 @@ EarlyTriggerChoice choose_early_trigger(const EarlyTriggerQuery& q) {
     return {true, std::nullopt, long_gemv ? kRopeShortTriggerRows : 0};
   }
   if (!q.prev_is_gemv) return decline("the launch before is not a register-kernel GEMV (measured between GEMVs only)");
+  // A quantize after a GEMV of several waves: the next GEMV's blocks take the
+  // slots its last wave frees (rules/early_trigger.h).
+  if (q.kind != "rms_norm" && q.warp_slots > 0 && q.prev_warps >= kEarlyTriggerQuantizeWaves * q.warp_slots)
+    return {true, std::nullopt};
   if (q.prev_warps * kEarlyTriggerFreeShare > q.warp_slots * (kEarlyTriggerFreeShare - 1))
     return decline(q.prev_name + "'s " + std::to_string(q.prev_warps) + " warps leave less than 1/" +
                    std::to_string(kEarlyTriggerFreeShare) + " of the " + std::to_string(q.warp_slots) +

@@ -18,7 +18,8 @@
 // h100-2026-12-06c): Qwen3-0.6B (every GEMV at most 6,144 warps) +1.9 % a
 // token with all three kinds, +1.05 % with norms and quantizes; Qwen3-1.7B
 // (its GEMVs 8,192 warps or more) -2.4 % with its norms, -0.2 % with its
-// quantize, +0.3 % with its ropes.
+// quantize, +0.3 % with its ropes. A quantize after a GEMV of several waves
+// fires too (kEarlyTriggerQuantizeWaves).
 //
 // A rope's trigger has a second condition, of the run: the attention it
 // lets in loads its cached rows before its wait, during the Q/K/V GEMV
@@ -47,6 +48,15 @@ std::unique_ptr<FusionRule> make_early_trigger_rule();
 // The launch before must leave this share of the SMs' warp slots free (as
 // 1 / kEarlyTriggerFreeShare): 0.6B's GEMVs leave 27-52 %, 1.7B's 3 % or none.
 constexpr int64_t kEarlyTriggerFreeShare = 8;
+
+// A quantize (not a norm) fires after a GEMV of at least this many waves of
+// the warp slots, whatever it leaves free: the GEMV after the quantize then
+// fills the slots its last waves free instead of waiting for the quantize's
+// wait. Qwen3-8B's gate/up GEMV (24,576 warps, 2.9 waves on the H200's
+// 8,448 slots) gained; 1.7B's (12,288, 1.45 waves) lost 0.2 %, and 8B's
+// norms, after GEMVs of one wave, lost 0.4 % (docs/performance.md,
+// h100-2026-12-07g).
+constexpr int64_t kEarlyTriggerQuantizeWaves = 2;
 
 // A rope after a GEMV of more weight bytes a SM than this triggers early
 // only below kRopeShortTriggerRows positions: between the 67 KB a SM that

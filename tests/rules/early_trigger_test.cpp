@@ -46,6 +46,23 @@ TEST_CASE("early_trigger fires after Qwen3-0.6B's GEMVs, declines after 1.7B's",
   }
 }
 
+TEST_CASE("early_trigger: a quantize fires after a GEMV of two waves or more, a norm does not", "[rules]") {
+  for (int64_t warps : {16896, 24576}) {  // exactly two waves of the 8,448 slots; Qwen3-8B's gate/up
+    CHECK(choose_early_trigger(after_gemv("swiglu", warps)).early);
+    CHECK(choose_early_trigger(after_gemv("quantize", warps)).early);
+    CHECK_FALSE(choose_early_trigger(after_gemv("rms_norm", warps)).early);
+  }
+  for (int64_t warps : {12288, 16895}) {  // Qwen3-1.7B's gate/up (1.45 waves); just below two
+    const EarlyTriggerChoice c = choose_early_trigger(after_gemv("swiglu", warps));
+    CHECK_FALSE(c.early);
+    REQUIRE(c.declined);
+    CHECK(c.declined->find("leave less than 1/8") != std::string::npos);
+  }
+  EarlyTriggerQuery q = after_gemv("swiglu", 24576);
+  q.prev_is_gemv = false;  // the waves count only after a register GEMV
+  CHECK_FALSE(choose_early_trigger(q).early);
+}
+
 TEST_CASE("early_trigger: a rope fires whatever launch comes before it", "[rules]") {
   CHECK(choose_early_trigger(after_gemv("rope", 8192)).early);
   EarlyTriggerQuery q = after_gemv("rope", 0);
