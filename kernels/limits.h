@@ -116,8 +116,8 @@ LANEC_HOST_DEVICE constexpr int attention_clusters_from(int n_split) {
 }
 
 // Cluster blocks that merge a group of `elems` = Group * head_dim outputs:
-// the most, up to the cluster's blocks, whose equal shares are whole int8 blocks (32 elements,
-// a warp) lying within one head or covering whole heads.
+// the most, up to the cluster's blocks, whose equal shares are whole int8
+// blocks (32 elements, a warp) lying within one head or covering whole heads.
 LANEC_HOST_DEVICE constexpr int attention_merge_owners(int elems, int head_dim) {
   for (int owners = kAttnClusterSplits; owners > 1; --owners) {
     if (elems % (owners * 32) != 0) continue;
