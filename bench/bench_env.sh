@@ -57,6 +57,15 @@ build_variant() {
   ((${#splits[@]} == 0)) || build_with_splits "$bin" "${nvcc_flags[*]}" "${splits[@]}"
 }
 
+# set_early_trigger CU PREFIX FROM TO: in the norm and quantize launches
+# whose names start with PREFIX, the EarlyTrigger template argument FROM
+# (", true" or nothing after the others) becomes TO.
+set_early_trigger() {
+  local range="/{  \/\/ $2/,/launch_/"
+  sed -i -e "$range s/launch_rms_norm<\([a-z]*\), \([a-z]*\)$3>/launch_rms_norm<\1, \2$4>/" \
+    -e "$range s/launch_quantize_q8<\([a-z]*\)$3>/launch_quantize_q8<\1$4>/" "$1"
+}
+
 # build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N|ahead:PREFIX|trigger:PREFIX|late:PREFIX|hpb:N...:
 # edits the split_k or the rows a warp of the matching GEMV launches, has
 # them load their second trip ahead (launch_gemv's Ahead), has the matching
@@ -75,10 +84,8 @@ build_with_splits() {
       split:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/p\.split_k = [0-9]*;/p.split_k = ${e#*=};/" "$bin.cu" ;;
       rpw:*) sed -i "/{  \/\/ ${e%%=*}/,/launch_gemv/ s/\(launch_gemv<WeightFormat::[a-z0-9_]*, Activation::[a-z0-9]*, \)[0-9]/\1${e#*=}/" "$bin.cu" ;;
       ahead:*) sed -i "/{  \/\/ ${e}/,/launch_gemv/ s/\(launch_gemv<WeightFormat::[a-z0-9_]*, Activation::[a-z0-9]*, [0-9], [a-z]*\)>/\1, false, true>/" "$bin.cu" ;;
-      trigger:*) sed -i -e "/{  \/\/ ${e}/,/launch_/ s/launch_rms_norm<\([a-z]*\), \([a-z]*\)>/launch_rms_norm<\1, \2, true>/" \
-          -e "/{  \/\/ ${e}/,/launch_/ s/launch_quantize_q8<\([a-z]*\)>/launch_quantize_q8<\1, true>/" "$bin.cu" ;;
-      late:*) sed -i -e "/{  \/\/ ${e}/,/launch_/ s/launch_rms_norm<\([a-z]*\), \([a-z]*\), true>/launch_rms_norm<\1, \2>/" \
-          -e "/{  \/\/ ${e}/,/launch_/ s/launch_quantize_q8<\([a-z]*\), true>/launch_quantize_q8<\1>/" "$bin.cu" ;;
+      trigger:*) set_early_trigger "$bin.cu" "$e" "" ", true" ;;
+      late:*) set_early_trigger "$bin.cu" "$e" ", true" "" ;;
       hpb:*) sed -i "s/\(launch_attention<[0-9]*, CachePrecision::[a-z0-9]*, \)[0-9]*>/\1${e}>/" "$bin.cu" ;;
     esac
   done

@@ -927,9 +927,10 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
       auto kernel = attention_cluster_kernel<HeadDim, C, Group, false>;
       if constexpr (attention_tc_form<C, Group>()) {
         const int wave = long_step ? attention_tc_wave_splits<HeadDim, C, Group>(grid) : 0;
-        // Else one cluster a group: nothing the merge launch would merge
-        // (in the one-level form, one cluster a group is the whole launch).
-        if (wave > (kAttnOneLevel ? kAttnClusterSplits - 1 : kAttnClusterSplits)) {
+        // One wave must hold the clusters it takes: two a group where a
+        // merge launch follows (one would leave it nothing to merge), one
+        // in the one-level form (the whole launch).
+        if (wave >= (kAttnOneLevel ? 1 : 2) * kAttnClusterSplits) {
           kernel = attention_cluster_kernel<HeadDim, C, Group, true>;
           q.n_split = std::min(q.n_split, wave);  // the workspaces, sized for n_split, hold fewer partials
         }

@@ -52,10 +52,10 @@ constexpr int64_t kEarlyTriggerFreeShare = 8;
 // A quantize (not a norm) fires after a GEMV of at least this many waves of
 // the warp slots, whatever it leaves free: the GEMV after the quantize then
 // takes the slots that the GEMV before frees in its last wave, instead of
-// starting only once the quantize has passed its wait. Qwen3-8B's gate/up GEMV (24,576 warps, 2.9 waves on the H200's
-// 8,448 slots) gained; 1.7B's (12,288, 1.45 waves) lost 0.2 %, and 8B's
-// norms, after GEMVs of one wave, lost 0.4 % (docs/performance.md,
-// h100-2026-12-07g).
+// starting only once the quantize has passed its wait. Qwen3-8B's gate/up
+// GEMV (24,576 warps, 2.9 waves on the H200's 8,448 slots) gained; 1.7B's
+// (12,288, 1.45 waves) lost 0.2 %, and 8B's norms, after GEMVs of one wave,
+// lost 0.4 % (docs/performance.md, h100-2026-12-07g).
 constexpr int64_t kEarlyTriggerQuantizeWaves = 2;
 
 // A rope after a GEMV of more weight bytes a SM than this triggers early
