@@ -373,7 +373,8 @@ class ProgramEmitter {
       const Buffer& b = *p.buffer;
       const std::string type = b.type == GgmlType::F32 ? "const float*" : "const void*";
       o << "  " << type << " " << member_.at(b.name) << ";  // " << b.gguf_name << "  " << ggml_type_name(b.type) << " "
-        << shape_text(b.shape) << (b.type == GgmlType::Q8_0 ? " (q8_0_split)" : "") << "\n";
+        << shape_text(b.shape)
+        << (b.type != GgmlType::Q8_0 ? "" : b.layout == "q8_0_cols" ? " (q8_0_cols)" : " (q8_0_split)") << "\n";
     }
     o << "};\n\n";
     o << "// What the GGUF must hold: name, ggml type, ne (innermost first), bytes, offset here.\n";
@@ -383,8 +384,9 @@ class ProgramEmitter {
       std::vector<std::string> ne;
       for (auto it = b.shape.rbegin(); it != b.shape.rend(); ++it) ne.push_back(std::to_string(*it));
       o << "    {" << c_string(b.gguf_name) << ", " << static_cast<uint32_t>(b.type) << ", " << b.shape.size()
-        << ", {" << join(ne, ", ") << "}, " << b.bytes << "u, " << p.offset << "u},  // "
-        << ggml_type_name(b.type) << "\n";
+        << ", {" << join(ne, ", ") << "}, " << b.bytes << "u, " << p.offset << "u"
+        << (b.layout == "q8_0_cols" ? ", true" : "") << "},  // " << ggml_type_name(b.type)
+        << (b.layout == "q8_0_cols" ? " (q8_0_cols)" : "") << "\n";
     }
     o << "};\n\n";
     o << "// Model metadata the plan baked in; the program refuses a GGUF whose values differ.\n";
@@ -710,6 +712,25 @@ class ProgramEmitter {
     o << "    p.n = " << e.n << ";\n";
     launch_call(std::string("launch_elementwise<") +
                 (l.kind == LaunchKind::swiglu ? "ElementwiseOp::swiglu" : "ElementwiseOp::add") + ">");
+  }
+
+  void emit(const Launch& l, const FfnLaunch& f) {
+    if (buf(f.x_q8).form != BufferForm::q8x2)
+      throw Error("launch " + l.name + ": the fused FFN kernel reads two-word int8 activations, " + f.x_q8 +
+                  " is not one");
+    auto& o = out_;
+    o << "    FfnParams p{};\n";
+    o << "    p.gate = " << ptr(f.gate) << ";\n";
+    o << "    p.up = " << ptr(f.up) << ";\n";
+    o << "    p.down = " << ptr(f.down) << ";  // q8_0_cols\n";
+    o << "    p.x_qs = " << qs(f.x_q8) << ";\n";
+    o << "    p.x_lo = " << ptr(f.x_q8) << ".lo;\n";
+    o << "    p.x_d = " << qd(f.x_q8) << ";\n";
+    o << "    p.y = " << f32_ptr(f.y) << ";  // = " << f.residual << ": the sums are added in place\n";
+    o << "    p.hidden = " << f.hidden << ";\n";
+    o << "    p.ffn = " << f.ffn << ";\n";
+    launch_call("launch_ffn<" + std::to_string(f.chunks) + ", " + std::to_string(f.warps) + ", 1, " +
+                (f.preload_down ? "true" : "false") + ">");
   }
 
   void emit(const Launch&, const ArgmaxLaunch& a) {

@@ -17,3 +17,4 @@
 #include "attention.cuh"    // launch_attention: split-K decode attention, merged in-kernel
 #include "elementwise.cuh"  // launch_elementwise: SwiGLU, add
 #include "argmax.cuh"       // launch_argmax: greedy token + device decode-state advance
+#include "ffn.cuh"          // launch_ffn: the SwiGLU FFN block in one launch (+ its q8_0_cols repack)

@@ -35,6 +35,7 @@
 #include "rules/staged_weights.h"
 #include "rules/rope_parts.h"
 #include "rules/gemv_parts.h"
+#include "rules/ffn_fused.h"
 #include "rules/sequences.h"
 
 namespace lanec {
@@ -72,6 +73,7 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_gemv_argmax_rule());
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
+  rules.push_back(make_ffn_fused_rule());
   rules.push_back(make_early_trigger_rule());
   rules.push_back(make_sequences_rule());
   return rules;

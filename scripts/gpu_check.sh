@@ -23,7 +23,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-source scripts/device_env.sh
+source scripts/device_env.sh || { echo "gpu_check: no dependencies to build with (above)" >&2; exit 1; }
 WORK="${GPU_CHECK_WORK:-/tmp/lanec-gpu-check}"
 mkdir -p "$WORK"
 JOBS="$(nproc)"

@@ -31,6 +31,7 @@ struct PlannedWeight {
   int64_t ne[4];        // GGUF order: ne[0] is the contiguous axis
   uint64_t bytes;
   uint64_t offset;      // into the weight allocation (256-byte aligned)
+  bool cols = false;    // Q8_0 repacked to q8_0_cols instead (an ffn launch's down weight, kernels/ffn.cuh)
 };
 
 // One launch of step(), for --profile: what it is and the bytes it moves as

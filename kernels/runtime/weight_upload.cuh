@@ -1,7 +1,7 @@
 // Checks a GGUF against the weights and metadata a program was planned for,
 // then uploads the weights into the program's weight allocation (Q8_0
-// matrices repacked into q8_0_split on the device through one staging
-// buffer). The GGUF is memory-mapped by lib/gguf's GgufFile.
+// matrices repacked into q8_0_split, or q8_0_cols where planned, on the
+// device through one staging buffer). The GGUF is memory-mapped by lib/gguf's GgufFile.
 #pragma once
 
 #include <unistd.h>
@@ -36,12 +36,13 @@ inline void upload_weights(const GgufFile& file, const ProgramSpec& spec, uint8_
       LANEC_CUDA_CHECK(cudaMemcpy(staging, t.data, w.bytes, cudaMemcpyHostToDevice));
       int64_t rows = 1;
       for (size_t d = 1; d < w.n_dims; ++d) rows *= w.ne[d];
-      kernels::RepackQ8_0Params p{};
-      p.src = staging;
-      p.dst = dst;
-      p.rows = static_cast<int>(rows);
-      p.k = static_cast<int>(w.ne[0]);
-      LANEC_CUDA_CHECK(kernels::launch_repack_q8_0(p, nullptr));
+      if (w.cols) {
+        const kernels::RepackQ8_0ColsParams p{staging, dst, static_cast<int>(rows), static_cast<int>(w.ne[0])};
+        LANEC_CUDA_CHECK(kernels::launch_repack_q8_0_cols(p, nullptr));
+      } else {
+        const kernels::RepackQ8_0Params p{staging, dst, static_cast<int>(rows), static_cast<int>(w.ne[0])};
+        LANEC_CUDA_CHECK(kernels::launch_repack_q8_0(p, nullptr));
+      }
       LANEC_CUDA_CHECK(cudaDeviceSynchronize());  // the staging buffer is reused by the next tensor
     } else {
       LANEC_CUDA_CHECK(cudaMemcpy(dst, t.data, w.bytes, cudaMemcpyHostToDevice));

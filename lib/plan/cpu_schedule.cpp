@@ -11,18 +11,19 @@
 #include "lib/ref/parallel.h"
 
 namespace lanec {
+
+// A GEMV's input as doubles (exact for f32 and int8 values); int8 inputs add
+// their per-32 block scales.
+struct CpuGemvInput {
+  std::vector<double> x;
+  const float* block_scale = nullptr;
+};
+
 namespace {
 
 constexpr int64_t kBlock = 32;
 
 float silu(float x) { return static_cast<float>(x / (1.0 + std::exp(-static_cast<double>(x)))); }
-
-// A GEMV's input as doubles (exact for f32 and int8 values); int8 inputs add
-// their per-32 block scales.
-struct GemvInput {
-  std::vector<double> x;
-  const float* block_scale = nullptr;
-};
 
 constexpr int kRowsAtOnce = 4;
 
@@ -31,7 +32,7 @@ constexpr int kRowsAtOnce = 4;
 // exactly as one row alone would be: R rows run together only so that their
 // dependent add chains overlap, so every result is the same for any R.
 template <int R>
-void dot_rows(const float* w, size_t k, const GemvInput& in, float* out) {
+void dot_rows(const float* w, size_t k, const CpuGemvInput& in, float* out) {
   double sum[R] = {};
   const double* x = in.x.data();
   if (in.block_scale != nullptr) {
@@ -202,18 +203,46 @@ void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
   quantize_into(q8(l.out_q8), f32_in(l.x, l.n), l.n);
 }
 
+// The int8 input of a GEMV as doubles: q (+ lo/254 for the two-word form,
+// exact in double, as the kernel's two integer passes are) and its scales.
+static CpuGemvInput int8_input(const std::vector<int8_t>& qs, const std::vector<int8_t>& ql, const float* scales, size_t k,
+                     bool two_words, const std::string& name) {
+  CpuGemvInput in;
+  in.x.assign(qs.begin(), qs.begin() + static_cast<std::ptrdiff_t>(k));
+  if (two_words) {
+    LANEC_ASSERT(ql.size() >= k, "two-word GEMV input " + name + " has no low word");
+    for (size_t i = 0; i < k; ++i) in.x[i] += static_cast<double>(ql[i]) / 254.0;
+  }
+  in.block_scale = scales;
+  return in;
+}
+
+std::vector<float> CpuScheduleExecutor::products(const std::string& weight_name, int64_t rows, int64_t k,
+                                                 const CpuGemvInput& in, const float* bias) {
+  const std::vector<float>& w = weight(weight_name);
+  LANEC_ASSERT(w.size() == static_cast<size_t>(rows * k), "weight " + weight_name + " is not [rows, k]");
+  std::vector<float> y(static_cast<size_t>(rows));
+  float* out = y.data();
+  // Weights are loaded above, on this thread: the store is not safe for
+  // concurrent first loads, and the rows only read.
+  parallel_for(rows, threads_, k, [&](int64_t begin, int64_t end) {
+    float dots[kRowsAtOnce];
+    for (int64_t r = begin; r < end;) {
+      const float* row = w.data() + static_cast<size_t>(r * k);
+      const int64_t n = end - r >= kRowsAtOnce ? kRowsAtOnce : 1;
+      if (n == kRowsAtOnce) dot_rows<kRowsAtOnce>(row, static_cast<size_t>(k), in, dots);
+      else dot_rows<1>(row, static_cast<size_t>(k), in, dots);
+      for (int64_t i = 0; i < n; ++i, ++r) out[r] = dots[i] + (bias ? bias[r] : 0.0f);
+    }
+  });
+  return y;
+}
+
 void CpuScheduleExecutor::run(const GemvLaunch& l) {
-  const size_t k = static_cast<size_t>(l.k);
-  GemvInput in;
+  CpuGemvInput in;
   if (l.numerics != GemvNumerics::f32) {
     const Storage& xq = q8(l.x_q8);
-    in.x.assign(xq.qs.begin(), xq.qs.begin() + l.k);
-    if (l.numerics == GemvNumerics::int8x2) {
-      LANEC_ASSERT(xq.ql.size() >= static_cast<size_t>(l.k), "two-word GEMV input " + l.x_q8 + " has no low word");
-      // q + lo/254: exact in double, as the kernel's two integer passes are.
-      for (size_t i = 0; i < k; ++i) in.x[i] += static_cast<double>(xq.ql[i]) / 254.0;
-    }
-    in.block_scale = xq.qd.data();
+    in = int8_input(xq.qs, xq.ql, xq.qd.data(), static_cast<size_t>(l.k), l.numerics == GemvNumerics::int8x2, l.x_q8);
   } else {
     in.x.assign(f32_in(l.x, l.k), f32_in(l.x, l.k) + l.k);
   }
@@ -221,23 +250,7 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
   std::vector<std::vector<float>> y(l.parts.size());
   for (size_t p = 0; p < l.parts.size(); ++p) {
     const GemvPart& part = l.parts[p];
-    const std::vector<float>& w = weight(part.weight);
-    LANEC_ASSERT(w.size() == static_cast<size_t>(part.rows) * k, "weight " + part.weight + " is not [rows, k]");
-    y[p].resize(static_cast<size_t>(part.rows));
-    const float* bias = part.bias.empty() ? nullptr : f32_in(part.bias, part.rows);
-    float* out = y[p].data();
-    // Weights are loaded above, on this thread: the store is not safe for
-    // concurrent first loads, and the rows only read.
-    parallel_for(part.rows, threads_, l.k, [&](int64_t begin, int64_t end) {
-      float dots[kRowsAtOnce];
-      for (int64_t r = begin; r < end;) {
-        const float* rows = w.data() + static_cast<size_t>(r) * k;
-        const int64_t n = end - r >= kRowsAtOnce ? kRowsAtOnce : 1;
-        if (n == kRowsAtOnce) dot_rows<kRowsAtOnce>(rows, k, in, dots);
-        else dot_rows<1>(rows, k, in, dots);
-        for (int64_t i = 0; i < n; ++i, ++r) out[r] = dots[i] + (bias ? bias[r] : 0.0f);
-      }
-    });
+    y[p] = products(part.weight, part.rows, l.k, in, part.bias.empty() ? nullptr : f32_in(part.bias, part.rows));
   }
   if (l.swiglu) {
     for (size_t r = 0; r < y[0].size(); ++r) y[0][r] = silu(y[0][r]) * y[1][r];
@@ -253,6 +266,22 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
   }
 }
 
+// The chain the launch replaces, launch by launch: the gate/up products,
+// the SwiGLU and its two-word int8 form, the down products, the residual.
+void CpuScheduleExecutor::run(const FfnLaunch& l) {
+  const Storage& xq = q8(l.x_q8);
+  const CpuGemvInput in = int8_input(xq.qs, xq.ql, xq.qd.data(), static_cast<size_t>(l.hidden), true, l.x_q8);
+  std::vector<float> a = products(l.gate, l.ffn, l.hidden, in, nullptr);
+  const std::vector<float> up = products(l.up, l.ffn, l.hidden, in, nullptr);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = silu(a[i]) * up[i];
+  std::vector<int8_t> qs(a.size()), ql(a.size());
+  std::vector<float> scales(a.size() / 32);
+  quantize_q8_blocks(a.data(), l.ffn, qs.data(), scales.data(), ql.data());
+  std::vector<float> y = products(l.down, l.hidden, l.ffn, int8_input(qs, ql, scales.data(), a.size(), true, l.y), nullptr);
+  const float* res = f32_in(l.residual, l.hidden);
+  for (size_t r = 0; r < y.size(); ++r) y[r] += res[r];
+  std::copy(y.begin(), y.end(), f32(l.y, l.hidden));
+}
 
 void CpuScheduleExecutor::run(const RopeLaunch& l) {
   const int32_t pos_row = *i32(l.pos);

@@ -31,6 +31,8 @@
 
 namespace lanec {
 
+struct CpuGemvInput;  // a GEMV's input as doubles (the .cpp)
+
 class CpuScheduleExecutor {
  public:
   CpuScheduleExecutor(const Schedule& schedule, WeightStore& weights, unsigned threads = 0);
@@ -72,6 +74,11 @@ class CpuScheduleExecutor {
   void run(const AttentionLaunch& l);
   void run(const ElementwiseLaunch& l, LaunchKind kind);
   void run(const ArgmaxLaunch& l);
+  void run(const FfnLaunch& l);
+  // Products of a [rows, k] weight with an input
+  // plus an optional bias, rows spread over the threads.
+  std::vector<float> products(const std::string& weight, int64_t rows, int64_t k, const CpuGemvInput& in,
+                              const float* bias);
 
   const Schedule& schedule_;
   WeightStore& weights_;

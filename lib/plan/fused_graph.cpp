@@ -19,6 +19,7 @@ const char* node_kind_name(NodeKind kind) {
     case NodeKind::kv_write: return "kv_write";
     case NodeKind::view: return "view";
     case NodeKind::join: return "join";
+    case NodeKind::ffn: return "ffn";
   }
   return "?";
 }

@@ -18,6 +18,8 @@
 //      kv_write the K and V cache writes of one position
 //      view     reshape or contiguous slice: no launch, a view of the input
 //      join     concat whose parts are written in place into the joined buffer
+//      ffn      the SwiGLU FFN block: gate and up matmuls, the swiglu, the down
+//               matmul and its residual add (ffn_fused)
 //  - `pack` names a buffer that the node's outputs are planned into as
 //    consecutive views (qkv_head_epilogue).
 //  - Node ids are stable across rewrites (merges keep the first id), so
@@ -32,7 +34,7 @@
 
 namespace lanec {
 
-enum class NodeKind : uint8_t { single, embed_norm, add_norm, gemv, rope, kv_write, view, join };
+enum class NodeKind : uint8_t { single, embed_norm, add_norm, gemv, rope, kv_write, view, join, ffn };
 const char* node_kind_name(NodeKind kind);
 
 struct FusedNode {

@@ -92,6 +92,7 @@ class Linker {
       case NodeKind::gemv: return link_gemv(n);
       case NodeKind::rope: return link_rope(n);
       case NodeKind::kv_write: return link_kv_write(n);
+      case NodeKind::ffn: return link_ffn(n);
       case NodeKind::view: {
         const Op& op = f_.op(n.ops.front());
         return view(name(op.outputs[0]), name(op.inputs[0]), op.get_int_or("offset", 0));
@@ -273,6 +274,45 @@ class Linker {
     if (!n.pack.empty())
       for (const GemvPart& part : p.parts) packed_[n.pack].push_back({part.y, part.rows});
     emit(n, LaunchKind::gemv, p.parts.front().y, p);
+  }
+
+  // ffn_fused: gate and up matmuls, the swiglu, the down matmul and its
+  // residual add; the output is planned as a view of the residual, which
+  // the launch adds its sums to.
+  void link_ffn(const FusedNode& n) {
+    const Op* glu = nullptr;
+    const Op* add = nullptr;
+    std::vector<const Op*> matmuls;
+    for (size_t i : n.ops) {
+      const Op& op = f_.op(i);
+      if (op.kind == OpKind::swiglu) glu = &op;
+      if (op.kind == OpKind::add) add = &op;
+      if (op.kind == OpKind::matmul) matmuls.push_back(&op);
+    }
+    LANEC_ASSERT(glu && add && matmuls.size() == 3, "ffn node without its five ops");
+    FfnLaunch p;
+    const Op* down = nullptr;
+    for (const Op* mm : matmuls) {
+      const std::string& w = name(mm->inputs[1]);
+      if (mm->outputs[0] == glu->inputs[0]) {
+        p.gate = w;
+      } else if (mm->outputs[0] == glu->inputs[1]) {
+        p.up = w;
+      } else {
+        p.down = w;
+        down = mm;
+      }
+    }
+    LANEC_ASSERT(down != nullptr, "ffn node without a down matmul");
+    const Op& gate = *matmuls.front();
+    p.x_q8 = int8_form_of(name(gate.inputs[0]));
+    p.residual = name(add->inputs[add->inputs[0] == down->outputs[0] ? 1 : 0]);
+    p.y = name(add->outputs[0]);
+    const Tensor& wg = g_.tensor(gate.inputs[1]);
+    p.hidden = wg.cols();
+    p.ffn = wg.numel() / wg.cols();
+    view(p.y, p.residual, 0);
+    emit(n, LaunchKind::ffn, p.y, p);
   }
 
   // The tensors sharing x's storage before the rope: x and what it views.
@@ -573,6 +613,10 @@ struct ParamText {
   void operator()(const ElementwiseLaunch& l) {
     s = "n=" + std::to_string(l.n) + (l.out_q8.empty() ? "" : " +int8") +
         (l.out.empty() && !l.out_q8.empty() ? " int8-only" : "");
+  }
+  void operator()(const FfnLaunch& l) {
+    s = "hidden=" + std::to_string(l.hidden) + " ffn=" + std::to_string(l.ffn) + " chunks=" +
+        std::to_string(l.chunks) + " warps=" + std::to_string(l.warps) + (l.preload_down ? " preload_down" : "");
   }
   void operator()(const ArgmaxLaunch& l) {
     s = "n_vocab=" + std::to_string(l.n_vocab) +

@@ -19,6 +19,7 @@ const char* launch_kind_name(LaunchKind kind) {
     case LaunchKind::swiglu: return "swiglu";
     case LaunchKind::add: return "add";
     case LaunchKind::argmax: return "argmax";
+    case LaunchKind::ffn: return "ffn";
   }
   return "?";
 }
@@ -27,7 +28,7 @@ const std::vector<LaunchKind>& all_launch_kinds() {
   static const std::vector<LaunchKind> kinds = {
       LaunchKind::embed,    LaunchKind::rms_norm,  LaunchKind::quantize, LaunchKind::gemv,
       LaunchKind::rope,     LaunchKind::kv_write,  LaunchKind::attention, LaunchKind::swiglu,
-      LaunchKind::add,      LaunchKind::argmax};
+      LaunchKind::add,      LaunchKind::argmax,    LaunchKind::ffn};
   return kinds;
 }
 
@@ -99,6 +100,9 @@ struct ReadsOf {
     push(r, l.q); push(r, l.k_cache); push(r, l.v_cache); push(r, l.pos);
   }
   void operator()(const ElementwiseLaunch& l) { push(r, l.a); push(r, l.b); }
+  void operator()(const FfnLaunch& l) {
+    push(r, l.x_q8); push(r, l.gate); push(r, l.up); push(r, l.down); push(r, l.residual);
+  }
   void operator()(const ArgmaxLaunch& l) {
     push(r, l.key.empty() ? l.logits : l.key);  // the finish form reads the GEMV's key, not the logits
     push(r, l.token);
@@ -129,6 +133,7 @@ struct WritesOf {
     push(w, l.out); push(w, l.out_q8); push(w, l.part_acc); push(w, l.part_ml); push(w, l.done);
   }
   void operator()(const ElementwiseLaunch& l) { push(w, l.out); push(w, l.out_q8); }
+  void operator()(const FfnLaunch& l) { push(w, l.y); }
   void operator()(const ArgmaxLaunch& l) {
     push(w, l.out); push(w, l.token); push(w, l.pos);
     push(w, l.block_value); push(w, l.block_index); push(w, l.done); push(w, l.key);

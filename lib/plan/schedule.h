@@ -45,6 +45,7 @@ enum class LaunchKind : uint8_t {
   swiglu,     // elementwise.cuh  out = silu(a) * b
   add,        // elementwise.cuh  out = a + b
   argmax,     // argmax.cuh     greedy token + advance of token and position on the device
+  ffn,        // ffn.cuh        the SwiGLU FFN block: gate/up, SwiGLU, down, residual (ffn_fused)
 };
 const char* launch_kind_name(LaunchKind kind);
 const std::vector<LaunchKind>& all_launch_kinds();
@@ -197,9 +198,25 @@ struct ArgmaxLaunch {
                                // pass over the logits, no block workspaces); empty = the full argmax
 };
 
+// ffn_fused: y = residual + W_down q(silu(W_gate x) * (W_up x)) in one
+// launch (kernels/ffn.cuh), q8_0 weights and two-word int8 activations. y is
+// planned as a view of the residual: the launch adds its sums in place.
+struct FfnLaunch {
+  std::string gate, up;        // q8_0 weights [ffn, hidden] (q8_0_split at load)
+  std::string down;            // q8_0 weight [hidden, ffn] (q8_0_cols at load: Buffer::layout)
+  std::string x_q8;            // two-word int8 input [hidden]
+  std::string residual;        // f32 [hidden]: the residual stream the sums are added to
+  std::string y;               // f32 [hidden]: a view of residual
+  int64_t hidden = 0;
+  int64_t ffn = 0;
+  int chunks = 1;              // 32-element intermediate blocks a thread block forms (size stage)
+  int warps = 16;              // warps a thread block
+  bool preload_down = false;   // a thread's first down-weight group loads before the wait
+};
+
 using LaunchParams = std::variant<EmbedLaunch, RmsNormLaunch, QuantizeLaunch, GemvLaunch,
                                   RopeLaunch, KvWriteLaunch, AttentionLaunch, ElementwiseLaunch,
-                                  ArgmaxLaunch>;
+                                  ArgmaxLaunch, FfnLaunch>;
 
 struct Launch {
   LaunchKind kind = LaunchKind::add;
@@ -257,7 +274,8 @@ struct Buffer {
   uint64_t bytes = 0;          // 0 for a view (it owns no storage)
   std::string tensor;          // the step-graph tensor it holds (empty for workspaces)
   std::string gguf_name;       // weights: the GGUF tensor to upload
-  std::string layout;          // "" (row-major as shaped) or "head_major" (KV caches)
+  std::string layout;          // "" (row-major as shaped), "head_major" (KV caches) or
+                               // "q8_0_cols" (the down weight of an ffn launch, repacked at load)
   std::string view_of;         // non-empty: a view into this buffer
   int64_t view_offset = 0;     // elements into view_of
 
@@ -283,7 +301,7 @@ struct Firing {
 
 struct Census {
   std::map<std::string, int> launches;       // launch kind name -> count
-  std::vector<RuleCount> rules;              // registry order, all 32 rules
+  std::vector<RuleCount> rules;              // registry order, all 33 rules
   std::map<std::string, uint64_t> buffer_bytes;  // role name -> bytes (views count 0)
   uint64_t weight_bytes_per_step = 0;        // bytes of weights the launches read once per step
 };

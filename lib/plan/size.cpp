@@ -50,7 +50,10 @@ class Sizer {
         if (!a->out.empty()) attention_outputs_.insert(a->out);
         if (!a->out_q8.empty()) attention_outputs_.insert(a->out_q8);
       }
-    for (Launch& l : out.launches) choose_parameters(l);
+    for (Launch& l : out.launches) {
+      choose_parameters(l);
+      if (const auto* f = std::get_if<FfnLaunch>(&l.params)) cols_weights_.insert(f->down);
+    }
     settle_short_context_heads(out.launches);
     if (rules_.gemv_argmax) fold_argmax(out.launches);
     out.buffers = make_buffers(out.launches);
@@ -317,6 +320,11 @@ class Sizer {
         a->part_ml = stem + ".split_ml";
         a->done = stem + ".split_done";
       }
+    } else if (auto* f = std::get_if<FfnLaunch>(&l.params)) {
+      const FfnShape shape = choose_ffn_shape(f->hidden, f->ffn, knobs_.chip.sms);
+      f->chunks = shape.chunks;
+      f->warps = shape.warps;
+      f->preload_down = shape.preload_down;
     } else if (auto* am = std::get_if<ArgmaxLaunch>(&l.params)) {
       am->n_blocks = choose_argmax_blocks(am->n_vocab, knobs_.chip.sms);
       if (am->n_blocks > 1) {
@@ -379,6 +387,7 @@ class Sizer {
         std::optional<uint64_t> bytes = ggml_tensor_bytes(t.type, ne);
         LANEC_ASSERT(bytes.has_value(), "weight " + t.name + " has no byte size");
         b.bytes = *bytes;
+        if (cols_weights_.count(t.name)) b.layout = "q8_0_cols";  // an ffn launch's down weight
         break;
       }
       case Role::state: {
@@ -467,6 +476,7 @@ class Sizer {
   const Knobs& knobs_;
   SizeRules rules_;
   std::set<std::string> attention_outputs_;  // f32 and int8 forms the attention launches write
+  std::set<std::string> cols_weights_;       // down weights of ffn launches: repacked to q8_0_cols at load
   RuleTally& tally_;
   std::map<std::string, ViewDecl> views_;
   std::map<std::string, int64_t> packs_;
@@ -591,6 +601,15 @@ int choose_attention_splits(int64_t n_head, int64_t heads_per_block, int64_t n_c
 int attention_heads_per_block(int64_t gqa, int64_t head_dim) {
   // The kernel's own rule (kernels/limits.h); link bounds head_dim first.
   return kernels::attention_heads_per_block(static_cast<int>(gqa), static_cast<int>(head_dim));
+}
+
+FfnShape choose_ffn_shape(int64_t hidden, int64_t ffn, int sms) {
+  FfnShape shape;
+  const bool two_fit = ffn % (2 * kQ8Block) == 0 &&
+                       static_cast<double>(ffn / (2 * kQ8Block)) >= kFfnTwoChunkBlocksPerSm * sms;
+  shape.chunks = two_fit ? 2 : 1;
+  shape.preload_down = hidden / 4 <= static_cast<int64_t>(shape.warps) * 32;
+  return shape;
 }
 
 int choose_argmax_blocks(int64_t n_vocab, int sms) {

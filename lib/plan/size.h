@@ -89,6 +89,19 @@ int attention_heads_per_block(int64_t gqa, int64_t head_dim);
 constexpr int kShortContextHeadsPerBlock = 1;
 // Blocks of the argmax kernel: min(sms, ceil(n_vocab / 1024)), at least 1.
 int choose_argmax_blocks(int64_t n_vocab, int sms);
+// The fused FFN launch's block shape (kernels/ffn.cuh), from the measured
+// shapes (bench/ffn_fold.cu, docs/performance.md): 16 warps a block; two
+// intermediate blocks of 32 a thread block where that still gives at
+// least kFfnTwoChunkBlocksPerSm blocks an SM (1.7B, 8B), else one (0.6B);
+// the first down-weight group loaded before the wait where each thread
+// has one group (hidden <= 4 x 512: 0.6B, 1.7B; on 8B it cost registers).
+struct FfnShape {
+  int chunks = 1;
+  int warps = 16;
+  bool preload_down = false;
+};
+constexpr double kFfnTwoChunkBlocksPerSm = 0.7;
+FfnShape choose_ffn_shape(int64_t hidden, int64_t ffn, int sms);
 // Static shared memory of one attention block (kernels/attention.cuh).
 int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block);
 

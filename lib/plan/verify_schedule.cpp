@@ -51,6 +51,13 @@ void check_params(const Launch& l) {
     if (!g->argmax_key.empty() && (g->parts.size() != 1 || g->swiglu || g->staged))
       bad(l, "argmax-folding GEMV outside what its kernels take");
   }
+  // kernels/ffn.cuh launch_ffn: lengths in whole blocks, its instantiated
+  // shapes, and the output in place over the residual.
+  if (const auto* f = std::get_if<FfnLaunch>(&l.params)) {
+    if (f->hidden <= 0 || f->hidden % 32 != 0 || f->ffn <= 0 || f->ffn % (32 * f->chunks) != 0)
+      bad(l, "ffn lengths " + std::to_string(f->hidden) + " x " + std::to_string(f->ffn) + " outside whole blocks");
+    if ((f->chunks != 1 && f->chunks != 2) || f->warps != 16) bad(l, "ffn block shape outside the kernel's");
+  }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");
     bool caches = !r->v.empty();
@@ -173,6 +180,8 @@ void verify_schedule(const Schedule& s) {
     const Launch& l = s.launches[i];
     check_params(l);
     check_early_trigger(l);
+    if (const auto* f = std::get_if<FfnLaunch>(&l.params); f && s.storage_of(f->y) != s.storage_of(f->residual))
+      bad(l, "adds into " + f->y + ", which is not the storage of its residual " + f->residual);
     // Launch i starts once every block of launch i - 1 has triggered.
     if (auto clash = early_read_clash_before(s, l, i)) bad(l, "may start while " + *clash);
     for (const std::string& name : l.reads()) {
@@ -181,7 +190,7 @@ void verify_schedule(const Schedule& s) {
       if (b->role != BufferRole::activation) continue;
       std::string root = s.storage_of(name).first->name;
       if (!written.count(root)) bad(l, "reads " + name + " before any launch writes it");
-      if (is_int8_form(b->form) && l.kind != LaunchKind::gemv)
+      if (is_int8_form(b->form) && l.kind != LaunchKind::gemv && l.kind != LaunchKind::ffn)
         bad(l, "reads the int8 form " + name + " but is not a GEMV");
     }
     for (const std::string& name : l.writes()) {
