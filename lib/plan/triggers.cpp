@@ -1,6 +1,7 @@
 // Early residuals and early triggers over the final launch order (triggers.h).
 #include "lib/plan/triggers.h"
 
+#include <algorithm>
 #include <string>
 #include <variant>
 
@@ -54,6 +55,14 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
         q.prev_is_gemv = true;
         q.prev_name = prev.name;
         q.prev_warps = gemv_warps(*g, slots);
+        q.prev_weight_bytes = static_cast<int64_t>(s.weight_bytes_read(prev));
+      } else if (const auto* f = std::get_if<FfnLaunch>(&prev.params)) {
+        // It streams weights as a GEMV does; each of its blocks holds a whole
+        // SM's registers (kernels/ffn.cuh), so it fills the SMs it runs on.
+        q.prev_is_gemv = true;
+        q.prev_name = prev.name;
+        const int64_t blocks = f->ffn / (32 * f->chunks);
+        q.prev_warps = std::min<int64_t>(blocks, knobs.chip.sms) * resident_warps_per_sm(knobs.arch_number());
         q.prev_weight_bytes = static_cast<int64_t>(s.weight_bytes_read(prev));
       }
     }
