@@ -87,6 +87,9 @@ make_knob_variants() {
     samples/knobs/h200.yaml >"$WORK/knobs/h200-exact.yaml"
   # The opt-in faster numerics (the samples take two-pass-int8).
   sed -e 's/^activations:.*/activations: int8/' samples/knobs/h200.yaml >"$WORK/knobs/h200-one-word.yaml"
+  # The H200 knobs on one SM: the tiny presets' FFN blocks then fill the
+  # chip, so ffn_fused (and the row loop) fire on them too.
+  sed -e 's/sms: [0-9]*/sms: 1/' samples/knobs/h200.yaml >"$WORK/knobs/h200-one-sm.yaml"
 }
 
 # One program: plan, emit and build it (in parallel with others).
@@ -218,6 +221,7 @@ stage_programs() {
     done
     cases+=("$preset-q8_0-h200-vs-f32 $WORK/models/$preset-q8_0.gguf $WORK/knobs/h200.yaml top1-f32")
     cases+=("$preset-q8_0-one-word $WORK/models/$preset-q8_0.gguf $WORK/knobs/h200-one-word.yaml top1")
+    cases+=("$preset-q8_0-one-sm $WORK/models/$preset-q8_0.gguf $WORK/knobs/h200-one-sm.yaml top1")
   done
   if [[ -z "${GPU_CHECK_QUICK:-}" ]]; then
     "$LANEC" synth qwen3-0.6b --type q8_0 --seed 21 --vocab tests/data/vocab/qwen3-vocab.gguf \
