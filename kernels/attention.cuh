@@ -849,23 +849,6 @@ __global__ void __launch_bounds__(kAttnThreads) attention_merge_kernel(const __g
                                          clusters);
 }
 
-// Clusters of more than 8 blocks are not portable: a kernel launched in
-// clusters of 16 (LANEC_ATTN_CLUSTER_SPLITS=16, limits.h) must allow them
-// first. In relaxed capture mode, as max_active_clusters asks the occupancy
-// calculator; a failure shows in the launch that follows.
-template <typename Params>
-void allow_wide_clusters(void (*kernel)(Params)) {
-  if constexpr (kAttnOneLevel) {
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-      (void)cudaGetLastError();
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-  } else {
-    (void)kernel;
-  }
-}
-
 // Whether long-context launches of this kernel take the tensor-core loop.
 template <CachePrecision C, int Group>
 constexpr bool attention_tc_form() {
@@ -880,11 +863,8 @@ constexpr bool attention_tc_form() {
 // 0 if it cannot say (once a process: the programs run on one device).
 template <int HeadDim, CachePrecision C, int Group>
 int attention_tc_wave_splits(dim3 grid) {
-  static const int clusters = [&] {
-    auto kernel = attention_cluster_kernel<HeadDim, C, Group, true>;
-    allow_wide_clusters(kernel);
-    return max_active_clusters(kernel, grid, dim3(kAttnThreads), dim3(1, kAttnClusterSplits, 1));
-  }();
+  static const int clusters = max_active_clusters(attention_cluster_kernel<HeadDim, C, Group, true>, grid,
+                                                  dim3(kAttnThreads), dim3(1, kAttnClusterSplits, 1));
   return static_cast<int>(clusters / grid.x) * kAttnClusterSplits;
 }
 
@@ -913,29 +893,20 @@ cudaError_t launch_attention(const AttentionParams& p, cudaStream_t stream) {
   if (p.n_split > 1 && (p.part_acc == nullptr || p.part_ml == nullptr || p.done == nullptr)) return invalid_launch();
   const dim3 grid(static_cast<unsigned>(p.n_head / Group), static_cast<unsigned>(p.n_split));
   if constexpr (LANEC_ATTN_CLUSTER && Group <= kAttnClusterMaxGroup) {
-    AttentionParams q = p;
-    // The one-level form (kAttnOneLevel, limits.h) takes one cluster of splits.
-    if (kAttnOneLevel && q.n_split > kAttnClusterSplits) q.n_split = kAttnClusterSplits;
-    if (q.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled()) {
+    if (p.n_split % kAttnClusterSplits == 0 && cluster_launches_enabled()) {
       // Several clusters only where n_split allows more than one (and the
       // levels are on); else nothing is left for a merge launch.
-      const bool merge_launch = p.merge_launch && kAttnClusterLevels && q.n_split > kAttnClusterSplits;
-      // The tensor-core loop serves the long-context step: the one with a
-      // merge launch, or in the one-level form the one that would have it.
-      const bool long_step = kAttnOneLevel ? p.merge_launch != 0 : merge_launch;
+      const bool merge_launch = p.merge_launch && kAttnClusterLevels && p.n_split > kAttnClusterSplits;
+      AttentionParams q = p;
       q.merge_launch = merge_launch ? 1 : 0;
       auto kernel = attention_cluster_kernel<HeadDim, C, Group, false>;
       if constexpr (attention_tc_form<C, Group>()) {
-        const int wave = long_step ? attention_tc_wave_splits<HeadDim, C, Group>(grid) : 0;
-        // One wave must hold the clusters it takes: two a group where a
-        // merge launch follows (one would leave it nothing to merge), one
-        // in the one-level form (the whole launch).
-        if (wave >= (kAttnOneLevel ? 1 : 2) * kAttnClusterSplits) {
+        const int wave = merge_launch ? attention_tc_wave_splits<HeadDim, C, Group>(grid) : 0;
+        if (wave > kAttnClusterSplits) {  // else one cluster a group: nothing the merge launch would merge
           kernel = attention_cluster_kernel<HeadDim, C, Group, true>;
           q.n_split = std::min(q.n_split, wave);  // the workspaces, sized for n_split, hold fewer partials
         }
       }
-      allow_wide_clusters(kernel);
       const dim3 used(grid.x, static_cast<unsigned>(q.n_split));
       const cudaError_t err = launch_kernel(kernel, used, kAttnThreads, 0, stream, q, dim3(1, kAttnClusterSplits, 1));
       if (err != cudaSuccess || !merge_launch) return err;

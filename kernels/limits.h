@@ -83,19 +83,7 @@ LANEC_HOST_DEVICE constexpr int attention_effective_splits(int len, int n_split)
 // attention.cuh's cluster merge: the splits of a head group launch as
 // clusters of 8 blocks, for blocks of at most 4 query heads (the planner
 // rounds their split count up to whole clusters).
-//
-// Measurement switch (bench/variants.sh; the planner is built without it):
-// -DLANEC_ATTN_CLUSTER_SPLITS=16 launches them as one non-portable cluster
-// of 16 blocks a head group, and launch_attention caps every launch to
-// those 16 splits, so that a long context merges in one level: no
-// workspace partials and no merge launch, for 16 splits where the 8-block
-// form takes up to 56 (kAttnOneLevel).
-#ifndef LANEC_ATTN_CLUSTER_SPLITS
-#define LANEC_ATTN_CLUSTER_SPLITS 8
-#endif
-constexpr int kAttnClusterSplits = LANEC_ATTN_CLUSTER_SPLITS;
-static_assert(kAttnClusterSplits == 8 || kAttnClusterSplits == 16, "LANEC_ATTN_CLUSTER_SPLITS is 8 or 16");
-constexpr bool kAttnOneLevel = kAttnClusterSplits > 8;
+constexpr int kAttnClusterSplits = 8;
 constexpr int kAttnClusterMaxGroup = 4;
 
 // attention_tc.cuh: the tensor-core key loop of the long-context launches,
@@ -116,8 +104,8 @@ LANEC_HOST_DEVICE constexpr int attention_clusters_from(int n_split) {
 }
 
 // Cluster blocks that merge a group of `elems` = Group * head_dim outputs:
-// the most, up to the cluster's blocks, whose equal shares are whole int8
-// blocks (32 elements, a warp) lying within one head or covering whole heads.
+// the most, up to 8, whose equal shares are whole int8 blocks (32 elements,
+// a warp) lying within one head or covering whole heads.
 LANEC_HOST_DEVICE constexpr int attention_merge_owners(int elems, int head_dim) {
   for (int owners = kAttnClusterSplits; owners > 1; --owners) {
     if (elems % (owners * 32) != 0) continue;

@@ -898,6 +898,74 @@ void sweep_gemv_ahead_both() {
   sweep_gemv_ahead<Activation::int8x2>();
 }
 
+// ---- ffn (kernels/ffn.cuh) --------------------------------------------------------
+
+// The SwiGLU FFN block against the references: gate and up products of the
+// two-word int8 input, silu(g) * u and its two-word int8 words, the down
+// product of those, added to the residual. The down weights go through
+// launch_repack_q8_0_cols. Error budget per row: 1e-4 of
+// sum_j |W_d[r,j]| (|a_j| + max|a| of j's block), which covers an int8 word
+// of a rounding the other way where the f32 and double gate/up sums differ.
+template <int Chunks, int Warps, bool PreloadDown>
+void sweep_ffn_case(int hidden, int ffn) {
+  const GemvInput<Activation::int8x2> in(random_floats(static_cast<size_t>(hidden), -1.0f, 1.0f));
+  const HostWeights wg = make_weights(WeightFormat::q8_0_split, ffn, hidden);
+  const HostWeights wu = make_weights(WeightFormat::q8_0_split, ffn, hidden);
+  const HostWeights wd = make_weights(WeightFormat::q8_0, hidden, ffn);  // GGUF rows, repacked below
+  const std::vector<float> res = random_floats(static_cast<size_t>(hidden), -1.0f, 1.0f);
+  DeviceBuffer<uint8_t> d_wg(wg.bytes), d_wu(wu.bytes), d_raw(wd.bytes), d_wd(q8_0_cols_bytes(hidden, ffn));
+  DeviceBuffer<float> d_y(res);
+  expect_ok("repack cols", launch_repack_q8_0_cols({d_raw.get(), d_wd.get(), hidden, ffn}, nullptr));
+  FfnParams p{};
+  p.gate = d_wg.get();
+  p.up = d_wu.get();
+  p.down = d_wd.get();
+  p.x_qs = in.d_xq->get();
+  p.x_lo = in.d_xlo->get();
+  p.x_d = in.d_xd->get();
+  p.y = d_y.get();
+  p.hidden = hidden;
+  p.ffn = ffn;
+  expect_ok("ffn", launch_ffn<Chunks, Warps, 1, PreloadDown>(p, nullptr));
+
+  const auto g = ref::gemv(wg.values, in.x_eff, ffn, hidden), u = ref::gemv(wu.values, in.x_eff, ffn, hidden);
+  std::vector<float> a(static_cast<size_t>(ffn)), a_eff(a.size()), ad(a.size() / kQ8Block), block_max(ad.size());
+  std::vector<int8_t> aq(a.size()), alo(a.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = ref::silu(g[i]) * u[i];
+  ref::quantize_q8(a.data(), ffn, aq.data(), ad.data());
+  ref::quantize_q8_low(a.data(), ffn, aq.data(), ad.data(), alo.data());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a_eff[i] = static_cast<float>((aq[i] + alo[i] / 254.0) * ad[i / kQ8Block]);
+    block_max[i / kQ8Block] = std::max(block_max[i / kQ8Block], std::fabs(a[i]));
+  }
+  std::vector<float> y = ref::gemv(wd.values, a_eff, hidden, ffn), scale(static_cast<size_t>(hidden));
+  for (int r = 0; r < hidden; ++r) {
+    double s = 0.0;
+    for (int j = 0; j < ffn; ++j)
+      s += std::fabs(wd.values[static_cast<size_t>(r) * ffn + j]) * (std::fabs(a_eff[j]) + block_max[j / kQ8Block]);
+    y[r] += res[r];
+    scale[r] = static_cast<float>(s) + 1.0f;
+  }
+  check(fmt("ffn chunks=%d warps=%d preload=%d hidden=%d ffn=%d", Chunks, Warps, PreloadDown ? 1 : 0, hidden, ffn),
+        d_y.download(), y, 1e-4, 1e-6, scale);
+}
+
+void sweep_ffn() {
+  sweep_ffn_case<2, 16, true>(64, 128);      // qwen3-tiny on one SM
+  sweep_ffn_case<1, 16, true>(1024, 3072);   // Qwen3-0.6B
+  sweep_ffn_case<2, 16, true>(2048, 6144);   // Qwen3-1.7B
+  sweep_ffn_case<2, 16, false>(4096, 1024);  // 8B's hidden width, fewer intermediate blocks
+  sweep_ffn_case<1, 8, false>(96, 64);       // lanes past the row's chunks, groups past the threads
+  FfnParams bad{};
+  bad.hidden = 100;
+  bad.ffn = 64;
+  expect_refused("ffn hidden not a multiple of 32", launch_ffn<1, 16>(bad, nullptr));
+  bad.hidden = 64;
+  bad.ffn = 96;
+  expect_refused("ffn not whole 2-block chunks", launch_ffn<2, 16>(bad, nullptr));
+  expect_refused("repack cols rows not a multiple of 4", launch_repack_q8_0_cols({nullptr, nullptr, 6, 32}, nullptr));
+}
+
 void sweep_gemv() {
   sweep_gemv_format<WeightFormat::f32, Activation::f32>();
   sweep_gemv_format<WeightFormat::f16, Activation::f32>();
@@ -1592,7 +1660,7 @@ int main(int argc, char** argv) {
       {"gemv", sweep_gemv},             {"gemv_argmax", sweep_gemv_argmax}, {"rope", sweep_rope},
       {"rope_cache", sweep_rope_cache}, {"kv_write", sweep_kv_write},       {"attention", sweep_attention},
       {"attention_tc", sweep_attention_tc}, {"gemv_ahead", sweep_gemv_ahead_both},
-      {"elementwise", sweep_elementwise}, {"reductions", sweep_reductions},
+      {"elementwise", sweep_elementwise}, {"reductions", sweep_reductions}, {"ffn", sweep_ffn},
       {"argmax", [&sms] { sweep_argmax(sms); }}};
   if (only != nullptr &&
       std::none_of(std::begin(families), std::end(families), [&](const auto& f) { return std::strcmp(only, f.first) == 0; })) {
