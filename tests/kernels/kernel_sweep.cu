@@ -916,6 +916,9 @@ void sweep_ffn_case(int hidden, int ffn) {
   DeviceBuffer<uint8_t> d_wg(wg.bytes), d_wu(wu.bytes), d_raw(wd.bytes), d_wd(q8_0_cols_bytes(hidden, ffn));
   DeviceBuffer<float> d_y(res);
   expect_ok("repack cols", launch_repack_q8_0_cols({d_raw.get(), d_wd.get(), hidden, ffn}, nullptr));
+  // The FFN kernel reads its weights before its wait (model constants, by
+  // contract): the repack must have completed, as the program's upload does.
+  LANEC_CUDA_CHECK(cudaDeviceSynchronize());
   FfnParams p{};
   p.gate = d_wg.get();
   p.up = d_wu.get();
