@@ -177,7 +177,7 @@ TEST_CASE("the device benchmarks compile with nvcc for sm_90, warning-free", "[.
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
   for (const char* bench : {"copy_bandwidth", "launch_floor", "norm_fold", "persistent_step", "gemv_bulk", "gemv_stream",
-                            "attention_occupancy", "attention_splits", "qkv_rope_fold"}) {
+                            "attention_occupancy", "attention_splits", "qkv_rope_fold", "ffn_fold"}) {
     INFO(bench);
     const Run r = run(nvcc + " -std=c++17 -O2 -arch=sm_90 --Werror all-warnings -Xcompiler -Wall,-Wextra " +
                           std::string(LANEC_SOURCE_DIR) + "/bench/" + bench + ".cu -o " + dir + "/" + bench,
@@ -258,6 +258,30 @@ TEST_CASE("the chain's kernels: no IEEE divide but the quantizers' pair, no inte
     REQUIRE(wait != std::string::npos);
     CHECK(integer_divisions(gemv->substr(0, wait)) >= 1);  // the slice, before the wait
     CHECK(integer_divisions(gemv->substr(wait)) == 0);
+  }
+}
+
+TEST_CASE("the fused FFN kernel: weights before its wait, activations and atomics after, the quantizer's divides only",
+          "[.][emit-nvcc]") {
+  // kernels/ffn.cuh: before the wait only constants load (the gate/up rows'
+  // first chunks and, with PreloadDown, the first down group, all through
+  // the streamed no-L1 loads); the input and every write come after it. Its
+  // SwiGLU quantizer divides twice a block (d and its reciprocal), as the
+  // quantize launch does; the down sums leave as float4 reductions.
+  const std::string ptx = kernels_ptx({"ffn_kernel<1, 16, 1, true>", "ffn_kernel<2, 16, 1, false>"});
+  for (const char* form : {"10ffn_kernelILi1ELi16ELi1ELb1E", "10ffn_kernelILi2ELi16ELi1ELb0E"}) {
+    INFO(form);
+    const std::string entry = ptx_entry(ptx, {form});
+    REQUIRE_FALSE(entry.empty());
+    const size_t wait = entry.find("griddepcontrol.wait");
+    REQUIRE(wait != std::string::npos);
+    const std::string before = entry.substr(0, wait), after = entry.substr(wait);
+    CHECK(count_of(before, "ld.global.nc.L1::no_allocate") >= 4);
+    CHECK(count_of(before, "ld.global") == count_of(before, "ld.global.nc.L1::no_allocate"));
+    CHECK(count_of(before, "st.global") + count_of(before, "red.global") + count_of(before, "atom.global") == 0);
+    CHECK(count_of(after, "dp4a") >= 8);
+    CHECK(count_of(after, ".v4.f32") >= 1);  // the float4 atomic add of a row group
+    CHECK(count_of(entry, "div.rn.f32") == 2);
   }
 }
 

@@ -106,6 +106,30 @@ TEST_CASE("schedule matches the reference within int8 tolerance: int8 activation
   }
 }
 
+TEST_CASE("ffn_fused on one SM: the schedule matches the reference and the chain it replaces bit for bit",
+          "[plan]") {
+  // On one SM the tiny presets' FFN blocks fill the chip, so the rule fires.
+  Knobs knobs = test::test_knobs("f16", "two-pass-int8");
+  knobs.chip.sms = 1;
+  for (const char* preset : {"llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
+    INFO(preset);
+    auto model = test::tiny_model(preset);
+    check_against_reference(*model, knobs, {}, 2e-3);
+    PlanOptions held;
+    held.held = {"ffn_fused"};
+    const PlanResult fused_plan = plan_graph(model->graph, knobs, {});
+    const PlanResult chain_plan = plan_graph(model->graph, knobs, held);
+    REQUIRE(fused_plan.schedule.census.launches.count("ffn") == 1);
+    CHECK(fused_plan.schedule.census.launches.at("ffn") == 2);
+    CHECK(chain_plan.schedule.census.launches.count("ffn") == 0);
+    WeightStore weights(*model->gguf, 1);
+    CpuScheduleExecutor fused(fused_plan.schedule, weights), chain(chain_plan.schedule, weights);
+    for (size_t step = 0; step < kTokens.size(); ++step)
+      CHECK(fused.step(kTokens[step], static_cast<int32_t>(step)) ==
+            chain.step(kTokens[step], static_cast<int32_t>(step)));
+  }
+}
+
 TEST_CASE("schedule matches the reference with f16 weights (f32 GEMV numerics)", "[plan]") {
   auto model = test::tiny_model("qwen3-tiny", 0, GgmlType::F16);
   check_against_reference(*model, test::test_knobs("f32", "int8"), {}, 1e-4);

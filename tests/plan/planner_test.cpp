@@ -542,6 +542,46 @@ Schedule plan_06b_widths(const std::vector<std::string>& held = {}) {
       .schedule;
 }
 
+TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the chip, the residual updated in place", "[plan]") {
+  struct Width {
+    int64_t hidden, n_head, ffn;
+    int chunks;
+    bool preload_down;
+  };
+  // 0.6B: 96 blocks of 32 (one a thread block); 1.7B and 8B: two a thread
+  // block still give 0.7 blocks an SM; 8B's 1,024 row groups are two a thread.
+  for (const Width& w : {Width{1024, 16, 3072, 1, true}, Width{2048, 16, 6144, 2, true},
+                         Width{4096, 32, 12288, 2, false}}) {
+    INFO(w.hidden);
+    const Schedule s = plan_graph(test::decoder_graph(test::decoder_dims(w.hidden, w.n_head, w.ffn, 1, 151936)),
+                                  test::test_knobs("f16", "two-pass-int8"), {})
+                           .schedule;
+    CHECK(rule_count(s, "ffn_fused").fired == 1);
+    CHECK(s.census.launches.count("swiglu") == 0);
+    const Launch* l = find_launch(s, "ffn_l_out_l00");
+    REQUIRE(l != nullptr);
+    const auto& f = std::get<FfnLaunch>(l->params);
+    CHECK(f.hidden == w.hidden);
+    CHECK(f.ffn == w.ffn);
+    CHECK(f.chunks == w.chunks);
+    CHECK(f.warps == 16);
+    CHECK(f.preload_down == w.preload_down);
+    CHECK(s.buffer(f.down).layout == "q8_0_cols");
+    CHECK(s.buffer(f.gate).layout.empty());
+    CHECK(s.buffer(f.y).view_of == f.residual);
+    CHECK(s.buffer(f.x_q8).form == BufferForm::q8x2);
+  }
+  // The verifier refuses an ffn launch that does not add into its residual's storage.
+  Schedule s = plan_06b_widths();
+  for (Launch& l : s.launches)
+    if (auto* f = std::get_if<FfnLaunch>(&l.params)) f->y = "inp_embd";
+  CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("which is not the storage of its residual"));
+  CHECK(choose_ffn_shape(1024, 3072, 132).chunks == 1);
+  CHECK(choose_ffn_shape(1024, 3072, 60).chunks == 2);  // 48 thread blocks fill 0.7 of 60 SMs
+  CHECK(choose_ffn_shape(2048, 6144, 132).preload_down);
+  CHECK_FALSE(choose_ffn_shape(2052, 6144, 132).preload_down);
+}
+
 TEST_CASE("load_ahead runs Qwen3-0.6B's Q/K/V and down GEMVs, no other", "[plan]") {
   // With ffn_fused the down GEMV is part of the ffn launch: held here.
   Schedule s = plan_06b_widths({"ffn_fused"});
