@@ -1,7 +1,8 @@
 // Helpers of the standalone bench chains (norm_fold.cu, qkv_rope_fold.cu, small_chain.cu,
-// gemv_bulk.cu, gemv_stream.cu):
+// gemv_bulk.cu, gemv_stream.cu, ffn_fold.cu):
 // deterministic pseudo-random device buffers (bytes, floats in [lo, hi),
-// f16 scales, whole q8_0_split matrices) and the median replay time of a
+// f16 scales, whole q8_0_split matrices), two-word int8 vectors and their
+// GEMV inputs, and the median replay time of a
 // chain captured as one CUDA graph.
 #pragma once
 
@@ -78,6 +79,30 @@ __global__ void stand_in_kernel(const StandInParams p) {
     } while (now - start < p.spin_ns);
     *p.word = *reinterpret_cast<volatile int8_t*>(p.word);
   }
+}
+
+// A two-word int8 activation vector on the device (kernels/blocks.h planes).
+struct Int8x2 {
+  int8_t* qs;
+  int8_t* lo;
+  float* d;
+};
+
+// n zeroed values' planes.
+inline Int8x2 device_int8x2(int n) {
+  return {device_alloc<int8_t>(n), device_alloc<int8_t>(n), device_alloc<float>(n / kernels::kQ8Block)};
+}
+
+// A two-word int8 GEMV over x (k values, split_k warps a row group); the
+// caller sets its parts.
+inline kernels::GemvParams int8x2_gemv(const Int8x2& x, int k, int split_k) {
+  kernels::GemvParams g{};
+  g.k = k;
+  g.x_qs = x.qs;
+  g.x_lo = x.lo;
+  g.x_d = x.d;
+  g.split_k = split_k;
+  return g;
 }
 
 // Random weights and scales into w, a q8_0_split matrix [rows, k]

@@ -44,14 +44,6 @@ struct Shape {
   bool down_ahead;
 };
 
-struct Int8x2 {
-  int8_t* qs;
-  int8_t* lo;
-  float* d;
-};
-
-Int8x2 int8x2(int n) { return {device_alloc<int8_t>(n), device_alloc<int8_t>(n), device_alloc<float>(n / 32)}; }
-
 // GGUF Q8_0 blocks with random values and scales in [0.002, 0.006).
 __global__ void fix_gguf_scales(uint8_t* blocks, size_t n_blocks, uint32_t seed) {
   for (size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; b < n_blocks;
@@ -115,10 +107,10 @@ Model make_model(const Shape& sh, cudaStream_t s) {
   m.h = device_alloc<float>(sh.hidden);
   m.h0 = device_alloc<float>(sh.hidden);
   fill_floats<<<64, 256, 0, s>>>(m.h0, sh.hidden, 7u, -1.0f, 1.0f);
-  m.xq = int8x2(sh.hidden);
+  m.xq = device_int8x2(sh.hidden);
   m.g = device_alloc<float>(sh.ffn);
   m.u = device_alloc<float>(sh.ffn);
-  m.aq = int8x2(sh.ffn);
+  m.aq = device_int8x2(sh.ffn);
   m.bytes_a_layer = 3.0 * q8_0_split_bytes(sh.ffn, sh.hidden);
   check_cuda(cudaStreamSynchronize(s), "inputs");
   return m;
@@ -138,21 +130,11 @@ void norm(const Model& m, int l, cudaStream_t s) {
   check_cuda(e, "rms_norm");
 }
 
-GemvParams gemv_from(const Int8x2& x, int k, int split) {
-  GemvParams g{};
-  g.k = k;
-  g.x_qs = x.qs;
-  g.x_lo = x.lo;
-  g.x_d = x.d;
-  g.split_k = split;
-  return g;
-}
-
 void chain_layer(const Model& m, int l, cudaStream_t s) {
   const Shape& sh = m.shape;
   const Layer& L = m.layers[l];
   norm(m, l, s);
-  GemvParams gu = gemv_from(m.xq, sh.hidden, 1);
+  GemvParams gu = int8x2_gemv(m.xq, sh.hidden, 1);
   gu.parts[0] = {L.gate, m.g, nullptr, nullptr, sh.ffn};
   gu.parts[1] = {L.up, m.u, nullptr, nullptr, sh.ffn};
   gu.n_parts = 2;
@@ -166,7 +148,7 @@ void chain_layer(const Model& m, int l, cudaStream_t s) {
   q.n = sh.ffn;
   check_cuda(sh.quantize_early ? launch_quantize_q8<true, true>(q, s) : launch_quantize_q8<true, false>(q, s),
              "quantize");
-  GemvParams dn = gemv_from(m.aq, sh.ffn, sh.down_split);
+  GemvParams dn = int8x2_gemv(m.aq, sh.ffn, sh.down_split);
   dn.parts[0] = {L.down, m.h, nullptr, m.h, sh.hidden};
   dn.n_parts = 1;
   dn.residual_early = true;

@@ -50,12 +50,6 @@ constexpr float kEps = 1e-6f;
 constexpr WeightFormat kF = WeightFormat::q8_0_split;
 constexpr Activation kA = Activation::int8x2;
 
-struct Int8x2 {
-  int8_t* qs;
-  int8_t* lo;
-  float* d;
-};
-
 // ---- the folded pair ------------------------------------------------------------
 
 struct NormOutParams {
@@ -144,7 +138,7 @@ uint8_t* random_matrix(int rows, int k, uint32_t seed) {
 }
 
 Int8x2 random_int8x2(int n, uint32_t seed) {
-  Int8x2 v{device_alloc<int8_t>(n), device_alloc<int8_t>(n), device_alloc<float>(n / kQ8Block)};
+  Int8x2 v = device_int8x2(n);
   fill_bytes<<<8, 256>>>(v.qs, n, seed);
   fill_bytes<<<8, 256>>>(v.lo, n, seed + 1);
   fill_floats<<<8, 256>>>(v.d, n / kQ8Block, seed + 2, 0.01f, 0.03f);
@@ -173,7 +167,7 @@ Model make_model() {
   m.attn = random_int8x2(kAttnDim, 400u);
   for (float*& r : m.resid) r = device_alloc<float>(kHidden);
   m.attn_out = device_alloc<float>(kHidden);
-  m.xq = Int8x2{device_alloc<int8_t>(kHidden), device_alloc<int8_t>(kHidden), device_alloc<float>(kHidden / kQ8Block)};
+  m.xq = device_int8x2(kHidden);
   m.sumsq = device_alloc<float>(kHidden / kQ8Block);
   m.qkv = device_alloc<float>(kQkvRows);
   check_cuda(cudaDeviceSynchronize(), "fill");
@@ -186,14 +180,9 @@ void reset_residual(const Model& m, cudaStream_t s) {
 
 // A one-part two-word int8 GEMV y = W x over k.
 GemvParams one_part_gemv(const uint8_t* w, float* y, int rows, int k, const Int8x2& x, int split_k) {
-  GemvParams g{};
+  GemvParams g = int8x2_gemv(x, k, split_k);
   g.parts[0] = {w, y, nullptr, nullptr, rows};
   g.n_parts = 1;
-  g.k = k;
-  g.x_qs = x.qs;
-  g.x_lo = x.lo;
-  g.x_d = x.d;
-  g.split_k = split_k;
   return g;
 }
 

@@ -58,13 +58,10 @@ class FfnFusedRule : public FusionRule {
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
     std::vector<RuleMatch> sites;
     for (const FusedNode& n : g.nodes()) {
-      const Op* glu = single_op(g, n, OpKind::swiglu);
-      if (!glu) continue;
-      std::optional<int> gate = g.producer(glu->inputs[0]);
-      std::optional<int> up = g.producer(glu->inputs[1]);
-      std::vector<int> readers = g.readers(glu->outputs[0]);
-      if (!gate || !up || *gate != *up || readers.size() != 1) continue;
-      sites.push_back({{*gate, n.id, readers.front()}, {}});
+      std::optional<SwigluSources> glu = swiglu_sources(g, n);
+      if (!glu || glu->gate != glu->up) continue;
+      std::vector<int> readers = g.readers(glu->glu->outputs[0]);
+      if (readers.size() == 1) sites.push_back({{glu->gate, n.id, readers.front()}, {}});
     }
     return sites;
   }

@@ -18,13 +18,9 @@ class GluPairRule : public FusionRule {
   std::vector<RuleMatch> match(const FusedGraph& g) const override {
     std::vector<RuleMatch> sites;
     for (const FusedNode& n : g.nodes()) {
-      const Op* glu = single_op(g, n, OpKind::swiglu);
-      if (!glu) continue;
-      std::optional<int> gate = g.producer(glu->inputs[0]);
-      std::optional<int> up = g.producer(glu->inputs[1]);
-      if (!gate || !up) continue;
-      if (is_plain_gemv(g, g.node(*gate)) && is_plain_gemv(g, g.node(*up)))
-        sites.push_back({{*gate, *up, n.id}, {}});
+      std::optional<SwigluSources> glu = swiglu_sources(g, n);
+      if (glu && is_plain_gemv(g, g.node(glu->gate)) && is_plain_gemv(g, g.node(glu->up)))
+        sites.push_back({{glu->gate, glu->up, n.id}, {}});
     }
     return sites;
   }

@@ -110,6 +110,14 @@ const Op* single_op(const FusedGraph& g, const FusedNode& n, OpKind kind);
 // True when node n is a gemv-capable node: a single matmul or a gemv node
 // without a SwiGLU.
 bool is_plain_gemv(const FusedGraph& g, const FusedNode& n);
+// A single swiglu node's op and the nodes making its gate and up inputs
+// (nullopt for another node, or an input no node makes).
+struct SwigluSources {
+  const Op* glu;
+  int gate;
+  int up;
+};
+std::optional<SwigluSources> swiglu_sources(const FusedGraph& g, const FusedNode& n);
 // The matmul ops of a node, in op order.
 std::vector<const Op*> matmuls_of(const FusedGraph& g, const FusedNode& n);
 // "reader #12 add attn_res_l00" list of the readers other than `except`.

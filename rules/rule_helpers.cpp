@@ -11,6 +11,15 @@ const Op* single_op(const FusedGraph& g, const FusedNode& n, OpKind kind) {
   return op.kind == kind ? &op : nullptr;
 }
 
+std::optional<SwigluSources> swiglu_sources(const FusedGraph& g, const FusedNode& n) {
+  const Op* glu = single_op(g, n, OpKind::swiglu);
+  if (!glu) return std::nullopt;
+  std::optional<int> gate = g.producer(glu->inputs[0]);
+  std::optional<int> up = g.producer(glu->inputs[1]);
+  if (!gate || !up) return std::nullopt;
+  return SwigluSources{glu, *gate, *up};
+}
+
 std::vector<const Op*> matmuls_of(const FusedGraph& g, const FusedNode& n) {
   std::vector<const Op*> out;
   for (size_t i : n.ops)
