@@ -248,8 +248,8 @@ cudaError_t launch_ffn(const FfnParams& p, cudaStream_t stream) {
   constexpr int kThreads = Warps * kWarpSize;
   if (p.hidden <= 0 || p.hidden % kQ8Block != 0) return invalid_launch();
   if (p.ffn <= 0 || p.ffn % (Chunks * kQ8Block) != 0) return invalid_launch();
-  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown>, static_cast<unsigned>(p.ffn / (Chunks * kQ8Block)), kThreads, 0,
-                       stream, p);
+  const auto blocks = static_cast<unsigned>(p.ffn / (Chunks * kQ8Block));
+  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown>, blocks, kThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

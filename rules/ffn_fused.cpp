@@ -113,7 +113,8 @@ class FfnFusedRule : public FusionRule {
     const Tensor& residual = gr.tensor(r);
     if (residual.role != Role::activation)
       return "the residual " + residual.name + " is not an activation of the step (it is overwritten in place)";
-    if (g.is_graph_output(r)) return "the residual " + residual.name + " is a graph output (it is overwritten in place)";
+    if (g.is_graph_output(r))
+      return "the residual " + residual.name + " is a graph output (it is overwritten in place)";
     const size_t here = *g.position(site.nodes[2]);
     for (int reader : g.readers(r))
       if (reader != site.nodes[2] && *g.position(reader) > here)

@@ -205,8 +205,8 @@ void CpuScheduleExecutor::run(const QuantizeLaunch& l) {
 
 // The int8 input of a GEMV as doubles: q (+ lo/254 for the two-word form,
 // exact in double, as the kernel's two integer passes are) and its scales.
-static CpuGemvInput int8_input(const std::vector<int8_t>& qs, const std::vector<int8_t>& ql, const float* scales, size_t k,
-                     bool two_words, const std::string& name) {
+static CpuGemvInput int8_input(const std::vector<int8_t>& qs, const std::vector<int8_t>& ql, const float* scales,
+                               size_t k, bool two_words, const std::string& name) {
   CpuGemvInput in;
   in.x.assign(qs.begin(), qs.begin() + static_cast<std::ptrdiff_t>(k));
   if (two_words) {
@@ -277,7 +277,8 @@ void CpuScheduleExecutor::run(const FfnLaunch& l) {
   std::vector<int8_t> qs(a.size()), ql(a.size());
   std::vector<float> scales(a.size() / 32);
   quantize_q8_blocks(a.data(), l.ffn, qs.data(), scales.data(), ql.data());
-  std::vector<float> y = products(l.down, l.hidden, l.ffn, int8_input(qs, ql, scales.data(), a.size(), true, l.y), nullptr);
+  const CpuGemvInput act = int8_input(qs, ql, scales.data(), a.size(), true, l.y);
+  std::vector<float> y = products(l.down, l.hidden, l.ffn, act, nullptr);
   const float* res = f32_in(l.residual, l.hidden);
   for (size_t r = 0; r < y.size(); ++r) y[r] += res[r];
   std::copy(y.begin(), y.end(), f32(l.y, l.hidden));

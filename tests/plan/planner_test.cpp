@@ -542,7 +542,8 @@ Schedule plan_06b_widths(const std::vector<std::string>& held = {}) {
       .schedule;
 }
 
-TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the chip, the residual updated in place", "[plan]") {
+TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the chip, the residual in place",
+          "[plan]") {
   struct Width {
     int64_t hidden, n_head, ffn;
     int chunks;
