@@ -166,6 +166,7 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   constexpr int kInter = Chunks * kQ8Block;
   constexpr int kPairs = kInter / Warps;  // gate/up row pairs a warp
   static_assert(kPairs >= 1 && kInter % Warps == 0, "whole row pairs a warp");
+  static_assert(Warps >= Chunks, "a warp for each intermediate block's quantize");
   constexpr int kRows = 2 * kPairs;
   __shared__ float s_gate[kInter], s_up[kInter];
   __shared__ ffn_detail::ActBlock s_act[Chunks];

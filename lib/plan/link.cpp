@@ -290,25 +290,20 @@ class Linker {
       if (op.kind == OpKind::matmul) matmuls.push_back(&op);
     }
     LANEC_ASSERT(glu && add && matmuls.size() == 3, "ffn node without its five ops");
-    FfnLaunch p;
+    const Op* gate = nullptr;
+    const Op* up = nullptr;
     const Op* down = nullptr;
-    for (const Op* mm : matmuls) {
-      const std::string& w = name(mm->inputs[1]);
-      if (mm->outputs[0] == glu->inputs[0]) {
-        p.gate = w;
-      } else if (mm->outputs[0] == glu->inputs[1]) {
-        p.up = w;
-      } else {
-        p.down = w;
-        down = mm;
-      }
-    }
-    LANEC_ASSERT(down != nullptr, "ffn node without a down matmul");
-    const Op& gate = *matmuls.front();
-    p.x_q8 = int8_form_of(name(gate.inputs[0]));
+    for (const Op* mm : matmuls)
+      (mm->outputs[0] == glu->inputs[0] ? gate : mm->outputs[0] == glu->inputs[1] ? up : down) = mm;
+    LANEC_ASSERT(gate && up && down, "ffn node without its gate, up and down matmuls");
+    FfnLaunch p;
+    p.gate = name(gate->inputs[1]);
+    p.up = name(up->inputs[1]);
+    p.down = name(down->inputs[1]);
+    p.x_q8 = int8_form_of(name(gate->inputs[0]));
     p.residual = name(add->inputs[add->inputs[0] == down->outputs[0] ? 1 : 0]);
     p.y = name(add->outputs[0]);
-    const Tensor& wg = g_.tensor(gate.inputs[1]);
+    const Tensor& wg = g_.tensor(gate->inputs[1]);
     p.hidden = wg.cols();
     p.ffn = wg.numel() / wg.cols();
     view(p.y, p.residual, 0);

@@ -2,6 +2,7 @@
 #include "lib/plan/triggers.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -17,6 +18,19 @@ namespace {
 int64_t gemv_warps(const GemvLaunch& g, int64_t warp_slots) {
   if (g.row_loop_chunks > 0) return warp_slots;
   return (gemv_rows(g) + g.rows_per_warp - 1) / g.rows_per_warp * g.split_k;
+}
+
+// The warp slots a launch that streams weights from its first blocks holds
+// (a register-kernel GEMV, an ffn launch), or nullopt for any other launch.
+// Each ffn block holds a whole SM's registers (kernels/ffn.cuh), so it
+// fills the SMs it runs on.
+std::optional<int64_t> streaming_warps(const Launch& l, const Knobs& knobs, int64_t warp_slots) {
+  if (const auto* g = std::get_if<GemvLaunch>(&l.params); g != nullptr && !g->staged) return gemv_warps(*g, warp_slots);
+  if (const auto* f = std::get_if<FfnLaunch>(&l.params)) {
+    const int64_t blocks = f->ffn / (32 * f->chunks);
+    return std::min<int64_t>(blocks, knobs.chip.sms) * resident_warps_per_sm(knobs.arch_number());
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -51,18 +65,10 @@ void choose_early_triggers(Schedule& s, const Knobs& knobs, RuleTally& tally) {
     if (q.has_next) q.next_reads_early = early_read_clash_before(s, s.launches[i + 1], i);
     if (i > 0) {
       const Launch& prev = s.launches[i - 1];
-      if (const auto* g = std::get_if<GemvLaunch>(&prev.params); g != nullptr && !g->staged) {
+      if (std::optional<int64_t> warps = streaming_warps(prev, knobs, slots)) {
         q.prev_is_gemv = true;
         q.prev_name = prev.name;
-        q.prev_warps = gemv_warps(*g, slots);
-        q.prev_weight_bytes = static_cast<int64_t>(s.weight_bytes_read(prev));
-      } else if (const auto* f = std::get_if<FfnLaunch>(&prev.params)) {
-        // It streams weights as a GEMV does; each of its blocks holds a whole
-        // SM's registers (kernels/ffn.cuh), so it fills the SMs it runs on.
-        q.prev_is_gemv = true;
-        q.prev_name = prev.name;
-        const int64_t blocks = f->ffn / (32 * f->chunks);
-        q.prev_warps = std::min<int64_t>(blocks, knobs.chip.sms) * resident_warps_per_sm(knobs.arch_number());
+        q.prev_warps = *warps;
         q.prev_weight_bytes = static_cast<int64_t>(s.weight_bytes_read(prev));
       }
     }

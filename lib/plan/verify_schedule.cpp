@@ -51,12 +51,14 @@ void check_params(const Launch& l) {
     if (!g->argmax_key.empty() && (g->parts.size() != 1 || g->swiglu || g->staged))
       bad(l, "argmax-folding GEMV outside what its kernels take");
   }
-  // kernels/ffn.cuh launch_ffn: lengths in whole blocks, its instantiated
-  // shapes, and the output in place over the residual.
+  // kernels/ffn.cuh: a block shape ffn_kernel takes (whole gate/up row pairs
+  // a warp, a warp for each intermediate block's quantize) and lengths in
+  // whole blocks; verify_schedule checks the output's storage.
   if (const auto* f = std::get_if<FfnLaunch>(&l.params)) {
+    if (f->chunks < 1 || f->warps < f->chunks || f->warps > 32 || (32 * f->chunks) % f->warps != 0)
+      bad(l, "ffn block shape outside the kernel's");
     if (f->hidden <= 0 || f->hidden % 32 != 0 || f->ffn <= 0 || f->ffn % (32 * f->chunks) != 0)
       bad(l, "ffn lengths " + std::to_string(f->hidden) + " x " + std::to_string(f->ffn) + " outside whole blocks");
-    if ((f->chunks != 1 && f->chunks != 2) || f->warps != 16) bad(l, "ffn block shape outside the kernel's");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");

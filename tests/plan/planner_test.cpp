@@ -577,6 +577,11 @@ TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the c
   for (Launch& l : s.launches)
     if (auto* f = std::get_if<FfnLaunch>(&l.params)) f->y = "inp_embd";
   CHECK_THROWS_WITH(verify_schedule(s), Catch::Contains("which is not the storage of its residual"));
+  // ... and a block shape the kernel cannot take (a warp count not dividing the row pairs).
+  Schedule odd = plan_06b_widths();
+  for (Launch& l : odd.launches)
+    if (auto* f = std::get_if<FfnLaunch>(&l.params)) f->warps = 12;
+  CHECK_THROWS_WITH(verify_schedule(odd), Catch::Contains("ffn block shape outside the kernel's"));
   CHECK(choose_ffn_shape(1024, 3072, 132).chunks == 1);
   CHECK(choose_ffn_shape(1024, 3072, 60).chunks == 2);  // 48 thread blocks fill 0.7 of 60 SMs
   CHECK(choose_ffn_shape(2048, 6144, 132).preload_down);
