@@ -953,7 +953,84 @@ void sweep_ffn_case(int hidden, int ffn) {
         d_y.download(), y, 1e-4, 1e-6, scale);
 }
 
+// The norm prologue (rule ffn_norm) against the norm launch's words: the
+// same FFN block fed by launch_rms_norm's two-word int8 form of h and by
+// the prologue's own from h. One thread block (ffn = 32 Chunks) adds each
+// row once, so the sums must agree bit for bit (the words are the norm
+// launch's, and the rest is the same code); more blocks add in no fixed
+// order, so those agree to f32 rounding of the row sums.
+template <int Chunks, int Warps, bool PreloadDown, int V, int P>
+void sweep_ffn_norm_case(int hidden, int ffn) {
+  const auto h = random_floats(static_cast<size_t>(hidden), -2.0f, 2.0f);
+  const auto w = random_floats(static_cast<size_t>(hidden), 0.5f, 1.5f);
+  const HostWeights wg = make_weights(WeightFormat::q8_0_split, ffn, hidden);
+  const HostWeights wu = make_weights(WeightFormat::q8_0_split, ffn, hidden);
+  const HostWeights wd = make_weights(WeightFormat::q8_0, hidden, ffn);
+  DeviceBuffer<uint8_t> d_wg(wg.bytes), d_wu(wu.bytes), d_raw(wd.bytes), d_wd(q8_0_cols_bytes(hidden, ffn));
+  DeviceBuffer<float> d_h(h), d_w(w), d_chain(h), d_fused(h), d_xd(static_cast<size_t>(hidden / kQ8Block));
+  DeviceBuffer<int8_t> d_xq(static_cast<size_t>(hidden)), d_xlo(static_cast<size_t>(hidden));
+  expect_ok("repack cols", launch_repack_q8_0_cols({d_raw.get(), d_wd.get(), hidden, ffn}, nullptr));
+  LANEC_CUDA_CHECK(cudaDeviceSynchronize());  // weights load before the wait (constants by contract)
+  RmsNormParams n{};
+  n.x = d_h.get();
+  n.w = d_w.get();
+  n.out_qs = d_xq.get();
+  n.out_lo = d_xlo.get();
+  n.out_d = d_xd.get();
+  n.eps = 1e-6f;
+  n.n = hidden;
+  expect_ok("rms_norm for the ffn", launch_rms_norm<false, true>(n, nullptr));
+  FfnParams p{};
+  p.gate = d_wg.get();
+  p.up = d_wu.get();
+  p.down = d_wd.get();
+  p.x_qs = d_xq.get();
+  p.x_lo = d_xlo.get();
+  p.x_d = d_xd.get();
+  p.y = d_chain.get();
+  p.hidden = hidden;
+  p.ffn = ffn;
+  expect_ok("ffn after the norm launch", launch_ffn<Chunks, Warps, 1, PreloadDown>(p, nullptr));
+  FfnParams q{};
+  q.gate = p.gate;
+  q.up = p.up;
+  q.down = p.down;
+  q.h = d_h.get();
+  q.norm_w = d_w.get();
+  q.eps = n.eps;
+  q.y = d_fused.get();
+  q.hidden = hidden;
+  q.ffn = ffn;
+  expect_ok("ffn with its norm", launch_ffn<Chunks, Warps, 1, PreloadDown, V, P>(q, nullptr));
+  const bool one_block = ffn == Chunks * kQ8Block;
+  const auto chain = d_chain.download();
+  std::vector<float> scale(chain.size());
+  for (size_t i = 0; i < chain.size(); ++i) scale[i] = std::fabs(chain[i] - h[i]) + 1.0f;
+  check(fmt("ffn norm prologue chunks=%d warps=%d V=%d P=%d hidden=%d ffn=%d%s", Chunks, Warps, V, P, hidden, ffn,
+            one_block ? " (bit for bit)" : ""),
+        d_fused.download(), chain, one_block ? 0.0 : 1e-5, 0.0, one_block ? std::vector<float>{} : scale);
+  // Refused: a register shape of another length, and h under y.
+  expect_refused(fmt("ffn norm prologue P=%d for hidden=%d", 2 * P, hidden),
+                 launch_ffn<Chunks, Warps, 1, PreloadDown, V, 2 * P>(q, nullptr));
+  q.y = d_h.get();
+  expect_refused("ffn norm prologue adding into its input", launch_ffn<Chunks, Warps, 1, PreloadDown, V, P>(q, nullptr));
+}
+
+void sweep_ffn_norm() {
+  sweep_ffn_norm_case<2, 16, true, 1, 2>(64, 64);       // qwen3-tiny on one SM, one block
+  sweep_ffn_norm_case<2, 16, true, 1, 2>(64, 128);
+  sweep_ffn_norm_case<1, 16, true, 1, 2>(1024, 32);     // Qwen3-0.6B's norm, one block
+  sweep_ffn_norm_case<1, 16, true, 1, 2>(1024, 3072);   // Qwen3-0.6B
+  sweep_ffn_norm_case<2, 16, true, 2, 2>(2048, 64);     // Qwen3-1.7B's norm, one block
+  sweep_ffn_norm_case<2, 16, true, 2, 2>(2048, 6144);   // Qwen3-1.7B
+  sweep_ffn_norm_case<2, 16, false, 2, 4>(4096, 64);    // Qwen3-8B's norm, one block
+  sweep_ffn_norm_case<2, 16, false, 2, 4>(4096, 1024);
+  sweep_ffn_norm_case<1, 8, false, 1, 2>(96, 32);       // elements past the norm's 64 threads' first share
+  sweep_ffn_norm_case<2, 16, false, 2, 8>(5120, 64);    // past 4096: elements past n in the last share
+}
+
 void sweep_ffn() {
+  sweep_ffn_norm();
   sweep_ffn_case<2, 16, true>(64, 128);      // qwen3-tiny on one SM
   sweep_ffn_case<1, 16, true>(1024, 3072);   // Qwen3-0.6B
   sweep_ffn_case<2, 16, true>(2048, 6144);   // Qwen3-1.7B
