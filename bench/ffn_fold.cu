@@ -67,7 +67,6 @@ struct Model {
   Shape shape;
   std::vector<Layer> layers;
   float* h;      // the residual stream
-  float* y2;     // the norm prologue's output (y = h before the launch)
   float* h0;     // its initial value
   Int8x2 xq;     // the norm's int8 words
   float *g, *u;  // the chain's gate and up outputs
@@ -107,7 +106,6 @@ Model make_model(const Shape& sh, cudaStream_t s) {
   check_cuda(cudaFree(gguf), "free");
   m.h = device_alloc<float>(sh.hidden);
   m.h0 = device_alloc<float>(sh.hidden);
-  m.y2 = device_alloc<float>(sh.hidden);
   fill_floats<<<64, 256, 0, s>>>(m.h0, sh.hidden, 7u, -1.0f, 1.0f);
   m.xq = device_int8x2(sh.hidden);
   m.g = device_alloc<float>(sh.ffn);
@@ -174,41 +172,14 @@ void fused_layer(const Model& m, int l, cudaStream_t s) {
   check_cuda(launch_ffn<Chunks, Warps, MinBlocks, PreloadDown>(p, s), "ffn");
 }
 
-// The norm in the ffn launch: reads h, adds into y2. Timed layer after
-// layer, the sums pile up in y2 (h stays, as the launch before would leave
-// it); checked over one layer from y2 = h.
-template <int Chunks, int Warps, bool PreloadDown = true>
-void fused_norm_layer(const Model& m, int l, cudaStream_t s) {
-  FfnParams p{};
-  p.gate = m.layers[l].gate;
-  p.up = m.layers[l].up;
-  p.down = m.layers[l].down_cols;
-  p.h = m.h;
-  p.norm_w = m.layers[l].norm_w;
-  p.eps = 1e-6f;
-  p.y = m.y2;
-  p.hidden = m.shape.hidden;
-  p.ffn = m.shape.ffn;
-  constexpr int kThreads = Warps * kWarpSize;
-  cudaError_t e = cudaErrorInvalidValue;
-  switch (m.shape.hidden) {
-    case 1024: e = launch_ffn<Chunks, Warps, 1, PreloadDown, ffn_norm_virtual_threads(1024, kThreads), 2>(p, s); break;
-    case 2048: e = launch_ffn<Chunks, Warps, 1, PreloadDown, ffn_norm_virtual_threads(2048, kThreads), 2>(p, s); break;
-    case 4096: e = launch_ffn<Chunks, Warps, 1, PreloadDown, ffn_norm_virtual_threads(4096, kThreads), 4>(p, s); break;
-  }
-  check_cuda(e, "ffn with norm");
-}
-
 using LayerFn = void (*)(const Model&, int, cudaStream_t);
 
 // h after `layers` layers of `fn` from h0.
-std::vector<float> run(const Model& m, LayerFn fn, int layers, cudaStream_t s, bool into_y2 = false) {
+std::vector<float> run(const Model& m, LayerFn fn, int layers, cudaStream_t s) {
   check_cuda(cudaMemcpyAsync(m.h, m.h0, m.shape.hidden * sizeof(float), cudaMemcpyDeviceToDevice, s), "reset");
-  check_cuda(cudaMemcpyAsync(m.y2, m.h0, m.shape.hidden * sizeof(float), cudaMemcpyDeviceToDevice, s), "reset y2");
   for (int l = 0; l < layers; ++l) fn(m, l, s);
   std::vector<float> h(m.shape.hidden);
-  check_cuda(cudaMemcpyAsync(h.data(), into_y2 ? m.y2 : m.h, h.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
-             "h");
+  check_cuda(cudaMemcpyAsync(h.data(), m.h, h.size() * sizeof(float), cudaMemcpyDeviceToHost, s), "h");
   check_cuda(cudaStreamSynchronize(s), "run");
   return h;
 }
@@ -233,7 +204,6 @@ double time_layers(const Model& m, LayerFn fn, cudaStream_t s, int replays) {
 struct Variant {
   const char* name;
   LayerFn fn;
-  bool into_y2 = false;
 };
 
 }  // namespace
@@ -253,11 +223,7 @@ int main(int argc, char** argv) {
                               {"fused_c1_w16_nd_m2", fused_layer<1, 16, 2, false>},
                               {"fused_c2_w16", fused_layer<2, 16>},
                               {"fused_c2_w16_nd", fused_layer<2, 16, 1, false>},
-                              {"fused_c2_w16_nd_m2", fused_layer<2, 16, 2, false>},
-                              {"norm_c1_w16", fused_norm_layer<1, 16>, true},
-                              {"norm_c1_w16_nd", fused_norm_layer<1, 16, false>, true},
-                              {"norm_c2_w16", fused_norm_layer<2, 16>, true},
-                              {"norm_c2_w16_nd", fused_norm_layer<2, 16, false>, true}};
+                              {"fused_c2_w16_nd_m2", fused_layer<2, 16, 2, false>}};
   bool ok = true;
   std::printf("{\n");
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {
@@ -270,7 +236,7 @@ int main(int argc, char** argv) {
                 m.bytes_a_layer);
     std::printf("    \"chain\": {\"us_a_layer\": %.3f, \"GB_s\": %.1f}", chain_us, m.bytes_a_layer / chain_us / 1e3);
     for (const Variant& v : variants) {
-      const double err = worst_rel(ref, run(m, v.fn, 1, s, v.into_y2), before);
+      const double err = worst_rel(ref, run(m, v.fn, 1, s), before);
       const double us = time_layers(m, v.fn, s, replays);
       ok = ok && err <= 1e-5;
       std::printf(",\n    \"%s\": {\"us_a_layer\": %.3f, \"GB_s\": %.1f, \"vs_chain\": %.3f, \"worst_rel\": %.2e}",

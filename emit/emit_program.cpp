@@ -547,9 +547,7 @@ class ProgramEmitter {
     for (size_t i = 0; i < g.parts.size(); ++i) {
       const GemvPart& part = g.parts[i];
       o << "    p.parts[" << i << "] = {" << ptr(part.weight) << ", " << f32_ptr(part.y) << ", " << f32_ptr(part.bias)
-        << ", " << f32_ptr(part.residual) << ", " << part.rows;
-      if (!part.y_copy.empty()) o << ", " << f32_ptr(part.y_copy);  // read by the ffn launch's norm
-      o << "};\n";
+        << ", " << f32_ptr(part.residual) << ", " << part.rows << "};\n";
     }
     o << "    p.n_parts = " << g.parts.size() << ";\n";
     o << "    p.k = " << g.k << ";\n";
@@ -717,8 +715,7 @@ class ProgramEmitter {
   }
 
   void emit(const Launch& l, const FfnLaunch& f) {
-    const bool norm = !f.h_copy.empty();
-    if (!norm && buf(f.x_q8).form != BufferForm::q8x2)
+    if (buf(f.x_q8).form != BufferForm::q8x2)
       throw Error("launch " + l.name + ": the fused FFN kernel reads two-word int8 activations, " + f.x_q8 +
                   " is not one");
     auto& o = out_;
@@ -726,22 +723,14 @@ class ProgramEmitter {
     o << "    p.gate = " << ptr(f.gate) << ";\n";
     o << "    p.up = " << ptr(f.up) << ";\n";
     o << "    p.down = " << ptr(f.down) << ";  // q8_0_cols\n";
-    if (norm) {
-      o << "    p.h = " << f32_ptr(f.h_copy) << ";  // the GEMV's second store of " << f.residual << "\n";
-      o << "    p.norm_w = " << f32_ptr(f.norm_weight) << ";\n";
-      o << "    p.eps = " << float_literal(f.eps) << ";\n";
-    } else {
-      o << "    p.x_qs = " << qs(f.x_q8) << ";\n";
-      o << "    p.x_lo = " << ptr(f.x_q8) << ".lo;\n";
-      o << "    p.x_d = " << qd(f.x_q8) << ";\n";
-    }
+    o << "    p.x_qs = " << qs(f.x_q8) << ";\n";
+    o << "    p.x_lo = " << ptr(f.x_q8) << ".lo;\n";
+    o << "    p.x_d = " << qd(f.x_q8) << ";\n";
     o << "    p.y = " << f32_ptr(f.y) << ";  // = " << f.residual << ": the sums are added in place\n";
     o << "    p.hidden = " << f.hidden << ";\n";
     o << "    p.ffn = " << f.ffn << ";\n";
-    std::string args = std::to_string(f.chunks) + ", " + std::to_string(f.warps) + ", 1, " +
-                       (f.preload_down ? "true" : "false");
-    if (norm) args += ", " + std::to_string(f.norm_virtual) + ", " + std::to_string(f.norm_per_thread);
-    launch_call("launch_ffn<" + args + ">");
+    launch_call("launch_ffn<" + std::to_string(f.chunks) + ", " + std::to_string(f.warps) + ", 1, " +
+                (f.preload_down ? "true" : "false") + ">");
   }
 
   void emit(const Launch&, const ArgmaxLaunch& a) {

@@ -15,18 +15,10 @@
 // in no fixed order, so it is not bit-reproducible from run to run (the
 // terms themselves are: the gate/up sums, the SwiGLU and its int8 words are
 // formed exactly as the chain forms them).
-//
-// With the norm prologue (rule ffn_norm) the launch also takes the RMS norm
-// before it: every block forms the norm's int8 words of the residual stream
-// h itself, in shared memory, emulating rms_norm_kernel's threads so that the
-// words are the norm launch's bit for bit. h is then an input distinct from
-// y (blocks still read h while others add to y): the launch before writes
-// the residual stream to both (the GEMV's second output).
 #pragma once
 
 #include "common.cuh"
 #include "gemv.cuh"
-#include "limits.h"
 #include "quantize.cuh"
 #include "repack.cuh"
 
@@ -89,108 +81,18 @@ struct FfnParams {
   float* y;            // [hidden]: the residual stream, the block sums added in place
   int hidden;          // a multiple of 32
   int ffn;             // a multiple of 32 x Chunks
-  // The norm prologue's inputs (x_qs, x_lo, x_d unused): y = h before the
-  // launch, in another buffer.
-  const float* h;       // [hidden] the residual stream the norm reads
-  const float* norm_w;  // [hidden]
-  float eps;
-  float inv_n;  // 1/hidden: set by launch_ffn
 };
 
 namespace ffn_detail {
 
-// Where the block reads the two-word input: global memory (the norm
-// launch's words) or its shared memory (the norm prologue's).
-struct XWords {
-  const int8_t* qs;
-  const int8_t* lo;
-  const float* d;
-};
-
 // The activation chunk c (16 values) of the two-word input.
-template <bool Shared>
-__device__ __forceinline__ gemv_detail::XChunk<WeightFormat::q8_0_split, Activation::int8x2> load_x(const XWords& w,
-                                                                                                    int c) {
+__device__ __forceinline__ gemv_detail::XChunk<WeightFormat::q8_0_split, Activation::int8x2> load_x(
+    const FfnParams& p, int c) {
   gemv_detail::XChunk<WeightFormat::q8_0_split, Activation::int8x2> x;
-  if constexpr (Shared) {
-    x.q = reinterpret_cast<const int4*>(w.qs)[c];
-    x.lo = reinterpret_cast<const int4*>(w.lo)[c];
-    x.d = w.d[c / 2];
-  } else {
-    x.q = __ldg(reinterpret_cast<const int4*>(w.qs) + c);
-    x.lo = __ldg(reinterpret_cast<const int4*>(w.lo) + c);
-    x.d = __ldg(w.d + c / 2);
-  }
+  x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
+  x.lo = __ldg(reinterpret_cast<const int4*>(p.x_lo) + c);
+  x.d = __ldg(p.x_d + c / 2);
   return x;
-}
-
-// The norm prologue: thread t stands for the norm's threads t + v * threads
-// (v < V), each holding elements vt + j * T (j < P) as rms_norm_kernel's
-// thread vt holds them. Its weights load before the wait.
-template <int V, int P>
-struct NormShare {
-  float w[V][P];
-  float h[V][P];
-};
-
-template <int V, int P>
-__device__ __forceinline__ void load_norm_weights(const FfnParams& p, NormShare<V, P>& s) {
-  const int T = rms_norm_threads(p.hidden);
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    const int vt = threadIdx.x + v * static_cast<int>(blockDim.x);
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const int i = vt + j * T;
-      s.w[v][j] = vt < T && i < p.hidden ? __ldg(p.norm_w + i) : 0.0f;
-    }
-  }
-}
-
-// The norm's int8 words of h into `words` (shared memory): the sums of
-// squares in the norm's order (each of its threads, each of its warps, then
-// across its warps), so the words are the norm launch's.
-template <int V, int P>
-__device__ __forceinline__ void norm_words(const FfnParams& p, NormShare<V, P>& s, const XWords& words,
-                                           float* scratch) {
-  const int T = rms_norm_threads(p.hidden);
-  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  const int warps = blockDim.x / kWarpSize;
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    const int vt = threadIdx.x + v * static_cast<int>(blockDim.x);
-    float sumsq = 0.0f;
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const int i = vt + j * T;
-      s.h[v][j] = 0.0f;
-      if (vt < T && i < p.hidden) s.h[v][j] = p.h[i];
-      sumsq += s.h[v][j] * s.h[v][j];
-    }
-    sumsq = warp_sum(sumsq);
-    if (lane == 0 && vt < T) scratch[warp + v * warps] = sumsq;
-  }
-  __syncthreads();
-  const float total = lane < T / kWarpSize ? scratch[lane] : 0.0f;
-  const float inv = rsqrtf(warp_sum(total) * p.inv_n + p.eps);
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    const int vt = threadIdx.x + v * static_cast<int>(blockDim.x);
-    float y[P], amax[P];
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      y[j] = s.h[v][j] * inv * s.w[v][j];
-      amax[j] = fabsf(y[j]);
-    }
-    warp_max_each(amax);
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const int i = vt + j * T;
-      if (vt < T && i < p.hidden)
-        quantize_block_with_max(y[j], amax[j], const_cast<int8_t*>(words.qs), const_cast<float*>(words.d),
-                                const_cast<int8_t*>(words.lo), i / kQ8Block, lane);
-    }
-  }
 }
 
 // One row group's 8 pieces and 4 scales of down-weight block j.
@@ -256,12 +158,9 @@ __device__ __forceinline__ void add_to_output(float* y, int group, const float (
 // at split 1, so the sums are the GEMV's). Warps 0..Chunks-1 then form one
 // intermediate block's SwiGLU and int8 words each, into shared memory. Down:
 // thread t takes row groups t, t + threads, ...; its first group's weights
-// load before the wait, with the first gate/up chunks. NormP > 0: the norm
-// prologue (NormV, NormP: its register shape, ffn_norm_virtual_threads and
-// rms_norm_per_thread), its words in dynamic shared memory (ffn_norm_smem_bytes).
-template <int Chunks, int Warps, int MinBlocks, bool PreloadDown, int NormV = 0, int NormP = 0>
+// load before the wait, with the first gate/up chunks.
+template <int Chunks, int Warps, int MinBlocks, bool PreloadDown>
 __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const __grid_constant__ FfnParams p) {
-  constexpr bool kNorm = NormP > 0;
   constexpr WeightFormat F = WeightFormat::q8_0_split;
   constexpr Activation A = Activation::int8x2;
   constexpr int kInter = Chunks * kQ8Block;
@@ -271,13 +170,6 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   constexpr int kRows = 2 * kPairs;
   __shared__ float s_gate[kInter], s_up[kInter];
   __shared__ ffn_detail::ActBlock s_act[Chunks];
-  extern __shared__ int4 s_words[];  // the norm prologue's qs [hidden], lo [hidden], d [hidden / 32]
-  __shared__ float s_scratch[kNorm ? kWarpSize : 1];
-  ffn_detail::XWords x_words{p.x_qs, p.x_lo, p.x_d};
-  if constexpr (kNorm) {
-    const int8_t* base = reinterpret_cast<const int8_t*>(s_words);
-    x_words = {base, base + p.hidden, reinterpret_cast<const float*>(base + 2 * p.hidden)};
-  }
 
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const int first = blockIdx.x * kInter + warp * kPairs;
@@ -299,25 +191,19 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   const int groups = p.hidden / 4;
   ffn_detail::DownGroup down0{};
   if (PreloadDown && group0 < groups) down0 = ffn_detail::load_down(p, j0, group0);
-  ffn_detail::NormShare<kNorm ? NormV : 1, kNorm ? NormP : 1> norm;
-  if constexpr (kNorm) ffn_detail::load_norm_weights(p, norm);
   pdl_wait();
-  if constexpr (kNorm) {
-    ffn_detail::norm_words(p, norm, x_words, s_scratch);
-    __syncthreads();
-  }
 
   // Gate and up sums.
   float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   if (has_first) {
-    const auto x = ffn_detail::load_x<kNorm>(x_words, lane);
+    const auto x = ffn_detail::load_x(p, lane);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) acc[r] = gemv_detail::dot_chunk<F, A>(w0[r], x);
   }
   for (int c = lane + kWarpSize; c < n_chunks; c += kWarpSize) {
-    const auto x = ffn_detail::load_x<kNorm>(x_words, c);
+    const auto x = ffn_detail::load_x(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
       acc[r] += gemv_detail::dot_chunk<F, A>(gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c), x);
@@ -358,29 +244,13 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   }
 }
 
-// The norm prologue's shared memory: the int8 words of a vector of hidden.
-inline size_t ffn_norm_smem_bytes(int hidden) {
-  return 2 * static_cast<size_t>(hidden) + static_cast<size_t>(hidden / kQ8Block) * sizeof(float);
-}
-
-template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true, int NormV = 0, int NormP = 0>
+template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true>
 cudaError_t launch_ffn(const FfnParams& p, cudaStream_t stream) {
   constexpr int kThreads = Warps * kWarpSize;
   if (p.hidden <= 0 || p.hidden % kQ8Block != 0) return invalid_launch();
   if (p.ffn <= 0 || p.ffn % (Chunks * kQ8Block) != 0) return invalid_launch();
-  size_t smem = 0;
-  FfnParams q = p;
-  if constexpr (NormP > 0) {
-    // The register shape must be the one this hidden takes, and h apart from y.
-    if (ffn_norm_virtual_threads(p.hidden, kThreads) != NormV || rms_norm_per_thread(p.hidden) != NormP ||
-        p.hidden > kRmsNormMaxLength || p.h == nullptr || p.norm_w == nullptr || overlaps(p.y, p.h, p.hidden))
-      return invalid_launch();
-    smem = ffn_norm_smem_bytes(p.hidden);
-    q.inv_n = 1.0f / static_cast<float>(p.hidden);  // under 48 KiB: no opt-in at kRmsNormMaxLength
-  }
   const auto blocks = static_cast<unsigned>(p.ffn / (Chunks * kQ8Block));
-  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown, NormV, NormP>, blocks, kThreads, smem,
-                       stream, q);
+  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown>, blocks, kThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -58,9 +58,6 @@ struct GemvPart {
   const float* bias;      // [rows] or nullptr
   const float* residual;  // [rows] or nullptr (may alias y)
   int rows;
-  // [rows] or nullptr: a second store of y, for a launch that reads y while
-  // another adds to it (the ffn launch's norm prologue, ffn.cuh).
-  float* y_copy = nullptr;
 };
 
 struct GemvParams {
@@ -411,7 +408,6 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
       if (p.parts[1].bias != nullptr) u += p.parts[1].bias[row];
       const float y = add_residual(p, silu(g) * u, w.residual[r], p.parts[0].residual, row);
       p.parts[0].y[row] = y;
-      if (p.parts[0].y_copy != nullptr) p.parts[0].y_copy[row] = y;
     }
   } else {
 #pragma unroll
@@ -423,7 +419,6 @@ __device__ __forceinline__ unsigned long long finish_rows(const GemvParams& p,
       if (pt.bias != nullptr) y += pt.bias[row];
       y = add_residual(p, y, w.residual[r], pt.residual, row);
       pt.y[row] = y;
-      if (pt.y_copy != nullptr) pt.y_copy[row] = y;
       key = max(key, argmax_key(y, row));
     }
   }
@@ -551,7 +546,6 @@ __device__ __forceinline__ void row_loop(const GemvParams& p) {
       if (pt.bias != nullptr) acc += pt.bias[row];
       if (pt.residual != nullptr) acc += pt.residual[row];
       pt.y[row] = acc;
-      if (pt.y_copy != nullptr) pt.y_copy[row] = acc;
       if constexpr (Argmax) {
         if (best_row < 0 ? acc == acc : acc > best_value) {
           best_value = acc;

@@ -129,7 +129,6 @@ __global__ void __launch_bounds__(kGemvStagedWarps* kWarpSize) gemv_staged_kerne
     if (pt.bias != nullptr) y += pt.bias[at.y];
     if (pt.residual != nullptr) y += pt.residual[at.y];
     pt.y[at.y] = y;
-    if (pt.y_copy != nullptr) pt.y_copy[at.y] = y;
   }
 }
 

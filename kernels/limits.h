@@ -15,25 +15,6 @@ namespace lanec::kernels {
 // rms_norm.cuh: each block of 1024 threads holds the whole vector in
 // registers, at most 16 elements a thread.
 constexpr int kRmsNormMaxLength = 16384;
-constexpr int kRmsNormThreads = 1024;
-// The norm's threads a block for a vector of n: two elements a thread, whole
-// warps, at most kRmsNormThreads (the measured choice, rms_norm.cuh).
-LANEC_HOST_DEVICE constexpr int rms_norm_threads(int n) {
-  const int warps = ((n > 2 ? n : 2) + 63) / 64;
-  return warps * 32 < kRmsNormThreads ? warps * 32 : kRmsNormThreads;
-}
-// Elements a norm thread holds for a vector of n: the least power of two
-// that covers n at rms_norm_threads(n) threads.
-LANEC_HOST_DEVICE constexpr int rms_norm_per_thread(int n) {
-  int per = 1;
-  while (per * rms_norm_threads(n) < n) per *= 2;
-  return per;
-}
-// ffn.cuh's norm prologue: each of a block's `threads` threads stands for
-// this many of the norm's rms_norm_threads(n) threads (their registers).
-LANEC_HOST_DEVICE constexpr int ffn_norm_virtual_threads(int n, int threads) {
-  return (rms_norm_threads(n) + threads - 1) / threads;
-}
 // rope.cuh: a lane keeps at most 4 pairs and 8 unrotated elements of a head.
 constexpr int kRopeMaxHeadDim = 256;
 // attention.cuh: a lane holds head_dim / 32 elements of q and of each accumulator.

@@ -40,8 +40,13 @@ struct RmsNormParams {
 // sum's. With Quantize, a warp's 32 elements are one int8 block (lane =
 // element): each warp reduces its blocks' max|y| with shuffles, side by side.
 // Where h_out or out overlaps x or the residual (in place), one block does it all.
+constexpr int kRmsNormThreads = 1024;
 constexpr int kRmsNormMaxPerThread = kRmsNormMaxLength / kRmsNormThreads;  // 16
-// rms_norm_threads(n): limits.h (the ffn launch's norm prologue mirrors this mapping).
+
+// Threads a block for a vector of n: two elements a thread up to 1024 threads.
+inline int rms_norm_threads(int n) {
+  return std::min(kRmsNormThreads, ceil_div(std::max(n, 2), 2 * kWarpSize) * kWarpSize);
+}
 
 // Whether the norm weights load before pdl_wait() (constants, like the GEMV's
 // first weight chunk: the load overlaps the previous launch).

@@ -36,7 +36,6 @@
 #include "rules/rope_parts.h"
 #include "rules/gemv_parts.h"
 #include "rules/ffn_fused.h"
-#include "rules/ffn_norm.h"
 #include "rules/sequences.h"
 
 namespace lanec {
@@ -75,7 +74,6 @@ std::vector<std::unique_ptr<FusionRule>> make_registry() {
   rules.push_back(make_rope_parts_rule());
   rules.push_back(make_gemv_parts_rule());
   rules.push_back(make_ffn_fused_rule());
-  rules.push_back(make_ffn_norm_rule());
   rules.push_back(make_early_trigger_rule());
   rules.push_back(make_sequences_rule());
   return rules;

@@ -180,16 +180,6 @@ void CpuScheduleExecutor::run(const EmbedLaunch& l) {
     out[i] = w ? static_cast<float>(row[i] * inv * w[i]) : row[i];
 }
 
-// h * rsqrt(mean(h^2) + eps) * w, the sum in double.
-static std::vector<float> rms_normed(const std::vector<float>& h, const float* w, double eps) {
-  double sumsq = 0.0;
-  for (float v : h) sumsq += static_cast<double>(v) * v;
-  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(h.size()) + eps);
-  std::vector<float> y(h.size());
-  for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
-  return y;
-}
-
 void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
   std::vector<float> h(f32_in(l.x, l.n), f32_in(l.x, l.n) + l.n);
   if (!l.residual.empty()) {
@@ -197,7 +187,12 @@ void CpuScheduleExecutor::run(const RmsNormLaunch& l) {
     for (int64_t i = 0; i < l.n; ++i) h[static_cast<size_t>(i)] += r[i];
     std::copy(h.begin(), h.end(), f32(l.h_out, l.n));
   }
-  const std::vector<float> y = rms_normed(h, f32_in(l.weight, l.n), l.eps);
+  double sumsq = 0.0;
+  for (float v : h) sumsq += static_cast<double>(v) * v;
+  const double inv = 1.0 / std::sqrt(sumsq / static_cast<double>(l.n) + l.eps);
+  const float* w = f32_in(l.weight, l.n);
+  std::vector<float> y(h.size());
+  for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(h[i] * inv * w[i]);
   if (!l.out.empty()) std::copy(y.begin(), y.end(), f32(l.out, l.n));
   if (!l.out_q8.empty()) {
     quantize_into(q8(l.out_q8), y.data(), l.n);
@@ -268,31 +263,14 @@ void CpuScheduleExecutor::run(const GemvLaunch& l) {
       for (size_t r = 0; r < y[p].size(); ++r) y[p][r] += res[r];
     }
     std::copy(y[p].begin(), y[p].end(), f32(part.y, part.rows));
-    if (!part.y_copy.empty()) std::copy(y[p].begin(), y[p].end(), f32(part.y_copy, part.rows));
   }
 }
 
 // The chain the launch replaces, launch by launch: the gate/up products,
 // the SwiGLU and its two-word int8 form, the down products, the residual.
-// ffn_norm: first the norm launch's words, from the GEMV's second store.
 void CpuScheduleExecutor::run(const FfnLaunch& l) {
-  std::vector<int8_t> x_qs, x_ql;
-  std::vector<float> x_d;
-  if (!l.h_copy.empty()) {
-    const float* h = f32_in(l.h_copy, l.hidden);
-    const std::vector<float> x =
-        rms_normed(std::vector<float>(h, h + l.hidden), f32_in(l.norm_weight, l.hidden), l.eps);
-    x_qs.resize(x.size());
-    x_ql.resize(x.size());
-    x_d.resize(x.size() / 32);
-    quantize_q8_blocks(x.data(), l.hidden, x_qs.data(), x_d.data(), x_ql.data());
-  } else {
-    const Storage& xq = q8(l.x_q8);
-    x_qs = xq.qs;
-    x_ql = xq.ql;
-    x_d = xq.qd;
-  }
-  const CpuGemvInput in = int8_input(x_qs, x_ql, x_d.data(), static_cast<size_t>(l.hidden), true, l.y);
+  const Storage& xq = q8(l.x_q8);
+  const CpuGemvInput in = int8_input(xq.qs, xq.ql, xq.qd.data(), static_cast<size_t>(l.hidden), true, l.x_q8);
   std::vector<float> a = products(l.gate, l.ffn, l.hidden, in, nullptr);
   const std::vector<float> up = products(l.up, l.ffn, l.hidden, in, nullptr);
   for (size_t i = 0; i < a.size(); ++i) a[i] = silu(a[i]) * up[i];

@@ -278,18 +278,15 @@ class Linker {
 
   // ffn_fused: gate and up matmuls, the swiglu, the down matmul and its
   // residual add; the output is planned as a view of the residual, which
-  // the launch adds its sums to. ffn_norm: the rms_norm before them too,
-  // read from the residual's second store by the GEMV that writes it.
+  // the launch adds its sums to.
   void link_ffn(const FusedNode& n) {
     const Op* glu = nullptr;
     const Op* add = nullptr;
-    const Op* norm = nullptr;
     std::vector<const Op*> matmuls;
     for (size_t i : n.ops) {
       const Op& op = f_.op(i);
       if (op.kind == OpKind::swiglu) glu = &op;
       if (op.kind == OpKind::add) add = &op;
-      if (op.kind == OpKind::rms_norm) norm = &op;
       if (op.kind == OpKind::matmul) matmuls.push_back(&op);
     }
     LANEC_ASSERT(glu && add && matmuls.size() == 3, "ffn node without its five ops");
@@ -303,34 +300,14 @@ class Linker {
     p.gate = name(gate->inputs[1]);
     p.up = name(up->inputs[1]);
     p.down = name(down->inputs[1]);
+    p.x_q8 = int8_form_of(name(gate->inputs[0]));
     p.residual = name(add->inputs[add->inputs[0] == down->outputs[0] ? 1 : 0]);
     p.y = name(add->outputs[0]);
     const Tensor& wg = g_.tensor(gate->inputs[1]);
     p.hidden = wg.cols();
     p.ffn = wg.numel() / wg.cols();
-    if (norm != nullptr) {
-      LANEC_ASSERT(name(norm->inputs[0]) == p.residual, "ffn node's norm does not read its residual");
-      p.norm_weight = name(norm->inputs[1]);
-      p.eps = norm->get_float("eps");
-      p.h_copy = p.residual + ".copy";
-      store_copy(p.residual, p.h_copy);
-    } else {
-      p.x_q8 = int8_form_of(name(gate->inputs[0]));
-    }
     view(p.y, p.residual, 0);
     emit(n, LaunchKind::ffn, p.y, p);
-  }
-
-  // ffn_norm: the GEMV launch writing `y` also stores it to `copy`.
-  void store_copy(const std::string& y, const std::string& copy) {
-    for (auto l = plan_.launches.rbegin(); l != plan_.launches.rend(); ++l)
-      if (auto* gemv = std::get_if<GemvLaunch>(&l->params))
-        for (GemvPart& part : gemv->parts)
-          if (part.y == y) {
-            part.y_copy = copy;
-            return;
-          }
-    LANEC_ASSERT(false, "no GEMV launch writes " + y + " for the ffn launch's norm");
   }
 
   // The tensors sharing x's storage before the rope: x and what it views.
@@ -635,8 +612,6 @@ struct ParamText {
   void operator()(const FfnLaunch& l) {
     s = "hidden=" + std::to_string(l.hidden) + " ffn=" + std::to_string(l.ffn) + " chunks=" +
         std::to_string(l.chunks) + " warps=" + std::to_string(l.warps) + (l.preload_down ? " preload_down" : "");
-    if (!l.h_copy.empty())
-      s += " norm=" + std::to_string(l.norm_virtual) + "x" + std::to_string(l.norm_per_thread) + " eps=" + format_float(l.eps);
   }
   void operator()(const ArgmaxLaunch& l) {
     s = "n_vocab=" + std::to_string(l.n_vocab) +

@@ -101,8 +101,7 @@ struct ReadsOf {
   }
   void operator()(const ElementwiseLaunch& l) { push(r, l.a); push(r, l.b); }
   void operator()(const FfnLaunch& l) {
-    push(r, l.x_q8); push(r, l.h_copy); push(r, l.norm_weight);
-    push(r, l.gate); push(r, l.up); push(r, l.down); push(r, l.residual);
+    push(r, l.x_q8); push(r, l.gate); push(r, l.up); push(r, l.down); push(r, l.residual);
   }
   void operator()(const ArgmaxLaunch& l) {
     push(r, l.key.empty() ? l.logits : l.key);  // the finish form reads the GEMV's key, not the logits
@@ -118,7 +117,6 @@ struct WritesOf {
   void operator()(const QuantizeLaunch& l) { push(w, l.out_q8); }
   void operator()(const GemvLaunch& l) {
     for (const GemvPart& p : l.parts) push(w, p.y);
-    for (const GemvPart& p : l.parts) push(w, p.y_copy);
     push(w, l.argmax_key);
   }
   void operator()(const RopeLaunch& l) {

@@ -96,7 +96,6 @@ struct GemvPart {
   std::string bias;            // gemv_bias: f32 [rows]; empty = none
   std::string residual;        // gemv_norm_epilogue: y = W x + residual; empty = none
   int64_t rows = 0;
-  std::string y_copy;          // ffn_norm: a second store of y, read by the ffn launch's norm; empty = none
 };
 
 struct GemvLaunch {
@@ -202,18 +201,10 @@ struct ArgmaxLaunch {
 // ffn_fused: y = residual + W_down q(silu(W_gate x) * (W_up x)) in one
 // launch (kernels/ffn.cuh), q8_0 weights and two-word int8 activations. y is
 // planned as a view of the residual: the launch adds its sums in place.
-// ffn_norm: x = rms_norm(residual) formed by every block from h_copy, the
-// residual's second store by the GEMV that writes it (blocks read it while
-// others add to the residual).
 struct FfnLaunch {
   std::string gate, up;        // q8_0 weights [ffn, hidden] (q8_0_split at load)
   std::string down;            // q8_0 weight [hidden, ffn] (q8_0_cols at load: Buffer::layout)
-  std::string x_q8;            // two-word int8 input [hidden]; empty with the norm
-  std::string h_copy;          // ffn_norm: workspace f32 [hidden], the residual before the launch
-  std::string norm_weight;     // ffn_norm: f32 [hidden]
-  double eps = 0.0;            // ffn_norm
-  int norm_virtual = 0;        // ffn_norm: the norm's threads a thread stands for (size stage)
-  int norm_per_thread = 0;     // ffn_norm: elements each of them holds (size stage)
+  std::string x_q8;            // two-word int8 input [hidden]
   std::string residual;        // f32 [hidden]: the residual stream the sums are added to
   std::string y;               // f32 [hidden]: a view of residual
   int64_t hidden = 0;

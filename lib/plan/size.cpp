@@ -325,11 +325,6 @@ class Sizer {
       f->chunks = shape.chunks;
       f->warps = shape.warps;
       f->preload_down = shape.preload_down;
-      if (!f->h_copy.empty()) {
-        const int n = static_cast<int>(f->hidden);
-        f->norm_virtual = kernels::ffn_norm_virtual_threads(n, f->warps * 32);
-        f->norm_per_thread = kernels::rms_norm_per_thread(n);
-      }
     } else if (auto* am = std::get_if<ArgmaxLaunch>(&l.params)) {
       am->n_blocks = choose_argmax_blocks(am->n_vocab, knobs_.chip.sms);
       if (am->n_blocks > 1) {
@@ -441,8 +436,6 @@ class Sizer {
         // Counters: one a group, or with the cluster merge one a group's share (8 a head).
         workspaces[a->done] = workspace(a->done, GgmlType::I32, {a->n_head, kAttnClusterSplits});
       }
-      if (const auto* f = std::get_if<FfnLaunch>(&l.params); f && !f->h_copy.empty())
-        workspaces[f->h_copy] = workspace(f->h_copy, GgmlType::F32, {f->hidden});
       if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && !am->key.empty())
         workspaces[am->key] = workspace(am->key, GgmlType::I32, {2});  // one u64: kernels/argmax.cuh argmax_key
       if (const auto* am = std::get_if<ArgmaxLaunch>(&l.params); am && am->n_blocks > 1) {

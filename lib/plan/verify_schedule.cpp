@@ -59,15 +59,6 @@ void check_params(const Launch& l) {
       bad(l, "ffn block shape outside the kernel's");
     if (f->hidden <= 0 || f->hidden % 32 != 0 || f->ffn <= 0 || f->ffn % (32 * f->chunks) != 0)
       bad(l, "ffn lengths " + std::to_string(f->hidden) + " x " + std::to_string(f->ffn) + " outside whole blocks");
-    // The norm prologue: its words in place of x_q8, the register shape
-    // launch_ffn takes for this length.
-    if (f->h_copy.empty() == f->x_q8.empty()) bad(l, "ffn with both or neither of an int8 input and a norm");
-    const int n = static_cast<int>(f->hidden);
-    if (!f->h_copy.empty() &&
-        (f->hidden > kernels::kRmsNormMaxLength || f->norm_weight.empty() ||
-         f->norm_virtual != kernels::ffn_norm_virtual_threads(n, f->warps * 32) ||
-         f->norm_per_thread != kernels::rms_norm_per_thread(n)))
-      bad(l, "ffn norm prologue outside the kernel's shape");
   }
   if (const auto* r = std::get_if<RopeLaunch>(&l.params)) {
     if (r->parts.empty() || r->parts.size() > 2) bad(l, "rope with " + std::to_string(r->parts.size()) + " parts");
@@ -193,13 +184,6 @@ void verify_schedule(const Schedule& s) {
     check_early_trigger(l);
     if (const auto* f = std::get_if<FfnLaunch>(&l.params); f && s.storage_of(f->y) != s.storage_of(f->residual))
       bad(l, "adds into " + f->y + ", which is not the storage of its residual " + f->residual);
-    if (const auto* f = std::get_if<FfnLaunch>(&l.params); f && !f->h_copy.empty()) {
-      // Its blocks read h while others add to y: another storage, stored by an earlier launch.
-      const std::string root = s.storage_of(f->h_copy).first->name;
-      if (root == s.storage_of(f->y).first->name)
-        bad(l, "reads its norm input " + f->h_copy + " from the storage it adds to");
-      if (!written.count(root)) bad(l, "reads " + f->h_copy + " before any launch writes it");
-    }
     // Launch i starts once every block of launch i - 1 has triggered.
     if (auto clash = early_read_clash_before(s, l, i)) bad(l, "may start while " + *clash);
     for (const std::string& name : l.reads()) {

@@ -290,34 +290,6 @@ TEST_CASE("the fused FFN kernel: weights before its wait, activations and atomic
   }
 }
 
-TEST_CASE("the fused FFN kernel's norm prologue: weights before the wait, the residual after it, words in shared "
-          "memory", "[.][emit-nvcc]") {
-  // Rule ffn_norm (kernels/ffn.cuh): the norm weights load before the wait
-  // (read-only, with the first weight chunks), the residual's V x P values
-  // after it; the gate/up sums read the words from shared memory, and each
-  // of the V x P norm blocks divides twice as the norm launch does.
-  const std::string ptx = kernels_ptx({"ffn_kernel<2, 16, 1, true, 2, 2>", "ffn_kernel<1, 16, 1, true, 1, 2>"});
-  struct Form {
-    const char* mangled;
-    int values;  // V x P
-  };
-  for (const Form& form : {Form{"10ffn_kernelILi2ELi16ELi1ELb1ELi2ELi2E", 4}, Form{"10ffn_kernelILi1ELi16ELi1ELb1ELi1ELi2E", 2}}) {
-    INFO(form.mangled);
-    const std::string entry = ptx_entry(ptx, {form.mangled});
-    REQUIRE_FALSE(entry.empty());
-    const size_t wait = entry.find("griddepcontrol.wait");
-    REQUIRE(wait != std::string::npos);
-    const std::string before = entry.substr(0, wait), after = entry.substr(wait);
-    CHECK(count_of(before, "ld.global") == count_of(before, "ld.global.nc"));
-    CHECK(count_of(before, "ld.global.nc.f32") >= form.values);  // the norm weights
-    CHECK(count_of(after, "ld.global.f32") == form.values);      // the residual
-    CHECK(count_of(before, "st.") + count_of(before, "red.global") + count_of(before, "atom.global") == 0);
-    CHECK(count_of(after, "ld.global.nc.v4") == 0);  // no int8 input from global memory
-    CHECK(count_of(after, "ld.shared.v4") >= 2);
-    CHECK(count_of(entry, "div.rn.f32") == 2 * (1 + form.values));
-  }
-}
-
 TEST_CASE("the early-trigger kernels let the next launch start before their wait, the others after it",
           "[.][emit-nvcc]") {
   // Rule early_trigger (kernels/common.cuh pdl_trigger_early): the trigger

@@ -48,7 +48,7 @@ TEST_CASE("lanec plan --json and --hold", "[plan]") {
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.output);
   CHECK(j["held"] == nlohmann::json::array({"add_norm", "glu_pair"}));
-  CHECK(j["rules"].size() == 34);
+  CHECK(j["rules"].size() == 33);
   CHECK(j["rules"][3]["rule"] == "add_norm");
   CHECK(j["rules"][3]["status"] == "held");
   CHECK(j["launches"]["swiglu"] == 2);
