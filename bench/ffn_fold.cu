@@ -223,7 +223,11 @@ int main(int argc, char** argv) {
                               {"fused_c1_w16_nd_m2", fused_layer<1, 16, 2, false>},
                               {"fused_c2_w16", fused_layer<2, 16>},
                               {"fused_c2_w16_nd", fused_layer<2, 16, 1, false>},
-                              {"fused_c2_w16_nd_m2", fused_layer<2, 16, 2, false>}};
+                              {"fused_c2_w16_nd_m2", fused_layer<2, 16, 2, false>},
+                              // Fewer, fatter thread blocks: 8B's 12,288 intermediate values as
+                              // 128 blocks of 3 (one an SM) or 96 of 4, against 192 of 2.
+                              {"fused_c3_w16_nd", fused_layer<3, 16, 1, false>},
+                              {"fused_c4_w16_nd", fused_layer<4, 16, 1, false>}};
   bool ok = true;
   std::printf("{\n");
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {
