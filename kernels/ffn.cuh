@@ -158,9 +158,13 @@ __device__ __forceinline__ void add_to_output(float* y, int group, const float (
 // at split 1, so the sums are the GEMV's). Warps 0..Chunks-1 then form one
 // intermediate block's SwiGLU and int8 words each, into shared memory. Down:
 // thread t takes row groups t, t + threads, ...; its first group's weights
-// load before the wait, with the first gate/up chunks.
-template <int Chunks, int Warps, int MinBlocks, bool PreloadDown>
+// load before the wait, with the first gate/up chunks. Ahead: the gate/up
+// trips a lane loads before the wait (1, or 2: at hidden 1024 every chunk,
+// so no weight load is left between the wait and the SwiGLU); the sums
+// are the same either way.
+template <int Chunks, int Warps, int MinBlocks, bool PreloadDown, int Ahead = 1>
 __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const __grid_constant__ FfnParams p) {
+  static_assert(Ahead == 1 || Ahead == 2, "one or two gate/up trips before the wait");
   constexpr WeightFormat F = WeightFormat::q8_0_split;
   constexpr Activation A = Activation::int8x2;
   constexpr int kInter = Chunks * kQ8Block;
@@ -182,10 +186,16 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
     gemv_detail::row_pointers<F>(part, p.hidden, first + r % kPairs, row_ptr[r], scale_ptr[r]);
   }
   const bool has_first = lane < n_chunks;
-  gemv_detail::WChunk w0[kRows];
+  const bool has_second = Ahead == 2 && lane + kWarpSize < n_chunks;
+  gemv_detail::WChunk w0[kRows], w1[Ahead == 2 ? kRows : 1];
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
     if (has_first) w0[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], lane);
+  if constexpr (Ahead == 2) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      if (has_second) w1[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], lane + kWarpSize);
+  }
   const int j0 = blockIdx.x * Chunks;
   const int group0 = threadIdx.x;
   const int groups = p.hidden / 4;
@@ -202,7 +212,14 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
 #pragma unroll
     for (int r = 0; r < kRows; ++r) acc[r] = gemv_detail::dot_chunk<F, A>(w0[r], x);
   }
-  for (int c = lane + kWarpSize; c < n_chunks; c += kWarpSize) {
+  if constexpr (Ahead == 2) {
+    if (has_second) {
+      const auto x = ffn_detail::load_x(p, lane + kWarpSize);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) acc[r] += gemv_detail::dot_chunk<F, A>(w1[r], x);
+    }
+  }
+  for (int c = lane + Ahead * kWarpSize; c < n_chunks; c += kWarpSize) {
     const auto x = ffn_detail::load_x(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
@@ -244,13 +261,13 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   }
 }
 
-template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true>
+template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true, int Ahead = 1>
 cudaError_t launch_ffn(const FfnParams& p, cudaStream_t stream) {
   constexpr int kThreads = Warps * kWarpSize;
   if (p.hidden <= 0 || p.hidden % kQ8Block != 0) return invalid_launch();
   if (p.ffn <= 0 || p.ffn % (Chunks * kQ8Block) != 0) return invalid_launch();
   const auto blocks = static_cast<unsigned>(p.ffn / (Chunks * kQ8Block));
-  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown>, blocks, kThreads, 0, stream, p);
+  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown, Ahead>, blocks, kThreads, 0, stream, p);
 }
 
 }  // namespace lanec::kernels

@@ -290,6 +290,26 @@ TEST_CASE("the fused FFN kernel: weights before its wait, activations and atomic
   }
 }
 
+TEST_CASE("the fused FFN kernel with two gate/up trips ahead loads one more weight chunk a row before its wait",
+          "[.][emit-nvcc]") {
+  // kernels/ffn.cuh Ahead = 2 (bench/variants.sh ffnahead:2): each of a
+  // lane's 4 gate/up rows (Chunks 1, 16 warps) loads its second chunk before
+  // the wait too; still only read-only constants before it.
+  const std::string ptx = kernels_ptx({"ffn_kernel<1, 16, 1, true>", "ffn_kernel<1, 16, 1, true, 2>"});
+  std::string before[2];
+  const char* forms[2] = {"10ffn_kernelILi1ELi16ELi1ELb1ELi1E", "10ffn_kernelILi1ELi16ELi1ELb1ELi2E"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string entry = ptx_entry(ptx, {forms[i]});
+    REQUIRE_FALSE(entry.empty());
+    const size_t wait = entry.find("griddepcontrol.wait");
+    REQUIRE(wait != std::string::npos);
+    before[i] = entry.substr(0, wait);
+    CHECK(count_of(before[i], "ld.global") == count_of(before[i], "ld.global.nc"));
+    CHECK(count_of(before[i], "st.global") + count_of(before[i], "red.global") == 0);
+  }
+  CHECK(count_of(before[1], "ld.global.nc.L1::no_allocate") == count_of(before[0], "ld.global.nc.L1::no_allocate") + 4);
+}
+
 TEST_CASE("the early-trigger kernels let the next launch start before their wait, the others after it",
           "[.][emit-nvcc]") {
   // Rule early_trigger (kernels/common.cuh pdl_trigger_early): the trigger

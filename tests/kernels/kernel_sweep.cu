@@ -906,7 +906,7 @@ void sweep_gemv_ahead_both() {
 // launch_repack_q8_0_cols. Error budget per row: 1e-4 of
 // sum_j |W_d[r,j]| (|a_j| + max|a| of j's block), which covers an int8 word
 // of a rounding the other way where the f32 and double gate/up sums differ.
-template <int Chunks, int Warps, bool PreloadDown>
+template <int Chunks, int Warps, bool PreloadDown, int Ahead = 1>
 void sweep_ffn_case(int hidden, int ffn) {
   const GemvInput<Activation::int8x2> in(random_floats(static_cast<size_t>(hidden), -1.0f, 1.0f));
   const HostWeights wg = make_weights(WeightFormat::q8_0_split, ffn, hidden);
@@ -929,7 +929,7 @@ void sweep_ffn_case(int hidden, int ffn) {
   p.y = d_y.get();
   p.hidden = hidden;
   p.ffn = ffn;
-  expect_ok("ffn", launch_ffn<Chunks, Warps, 1, PreloadDown>(p, nullptr));
+  expect_ok("ffn", launch_ffn<Chunks, Warps, 1, PreloadDown, Ahead>(p, nullptr));
 
   const auto g = ref::gemv(wg.values, in.x_eff, ffn, hidden), u = ref::gemv(wu.values, in.x_eff, ffn, hidden);
   std::vector<float> a(static_cast<size_t>(ffn)), a_eff(a.size()), ad(a.size() / kQ8Block), block_max(ad.size());
@@ -949,7 +949,8 @@ void sweep_ffn_case(int hidden, int ffn) {
     y[r] += res[r];
     scale[r] = static_cast<float>(s) + 1.0f;
   }
-  check(fmt("ffn chunks=%d warps=%d preload=%d hidden=%d ffn=%d", Chunks, Warps, PreloadDown ? 1 : 0, hidden, ffn),
+  check(fmt("ffn chunks=%d warps=%d preload=%d ahead=%d hidden=%d ffn=%d", Chunks, Warps, PreloadDown ? 1 : 0, Ahead,
+            hidden, ffn),
         d_y.download(), y, 1e-4, 1e-6, scale);
 }
 
@@ -959,6 +960,11 @@ void sweep_ffn() {
   sweep_ffn_case<2, 16, true>(2048, 6144);   // Qwen3-1.7B
   sweep_ffn_case<2, 16, false>(4096, 1024);  // 8B's hidden width, fewer intermediate blocks
   sweep_ffn_case<1, 8, false>(96, 64);       // lanes past the row's chunks, groups past the threads
+  sweep_ffn_case<1, 16, true, 2>(1024, 3072);   // two gate/up trips ahead: all of 0.6B's chunks
+  sweep_ffn_case<2, 16, false, 2>(2048, 6144);  // two ahead, two more in the loop
+  sweep_ffn_case<1, 8, false, 2>(96, 64);       // no lane has a second trip
+  sweep_ffn_case<1, 8, false, 2>(640, 64);      // a second trip for the first 8 lanes only
+  sweep_ffn_case<1, 8, false, 2>(1056, 64);     // a third, in the loop, for the first 2 lanes
   FfnParams bad{};
   bad.hidden = 100;
   bad.ffn = 64;
