@@ -156,7 +156,7 @@ void chain_layer(const Model& m, int l, cudaStream_t s) {
              "down gemv");
 }
 
-template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true, int Ahead = 1>
+template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true, int Ahead = 1, int Split = 1>
 void fused_layer(const Model& m, int l, cudaStream_t s) {
   norm(m, l, s);
   FfnParams p{};
@@ -169,7 +169,7 @@ void fused_layer(const Model& m, int l, cudaStream_t s) {
   p.y = m.h;
   p.hidden = m.shape.hidden;
   p.ffn = m.shape.ffn;
-  check_cuda(launch_ffn<Chunks, Warps, MinBlocks, PreloadDown, Ahead>(p, s), "ffn");
+  check_cuda(launch_ffn<Chunks, Warps, MinBlocks, PreloadDown, Ahead, Split>(p, s), "ffn");
 }
 
 using LayerFn = void (*)(const Model&, int, cudaStream_t);
@@ -231,7 +231,13 @@ int main(int argc, char** argv) {
                               // Two gate/up trips a lane before the wait (all of 0.6B's).
                               {"fused_c1_w16_a2", fused_layer<1, 16, 1, true, 2>},
                               {"fused_c2_w16_a2", fused_layer<2, 16, 1, true, 2>},
-                              {"fused_c2_w16_nd_a2", fused_layer<2, 16, 1, false, 2>}};
+                              {"fused_c2_w16_nd_a2", fused_layer<2, 16, 1, false, 2>},
+                              // Clusters of two blocks sharing the intermediate blocks, each
+                              // on half the gate/up chunks and half the down rows.
+                              {"fused_c1_w16_s2", fused_layer<1, 16, 1, true, 1, 2>},
+                              {"fused_c1_w16_a2_s2", fused_layer<1, 16, 1, true, 2, 2>},
+                              {"fused_c2_w16_s2", fused_layer<2, 16, 1, true, 1, 2>},
+                              {"fused_c2_w16_nd_s2", fused_layer<2, 16, 1, false, 1, 2>}};
   bool ok = true;
   std::printf("{\n");
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {

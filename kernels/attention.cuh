@@ -35,7 +35,6 @@
 #include "limits.h"
 #include "quantize.cuh"
 
-#include <cooperative_groups.h>
 
 namespace lanec::kernels {
 
@@ -205,34 +204,11 @@ __device__ __forceinline__ void reduce_scores(float (&s)[Keys][Group]) {
 #endif
 constexpr bool kAttnClusterLevels = LANEC_ATTN_CLUSTER_LEVELS != 0;
 
-// The cluster operations exist in sm_90+ code only; other code never runs
-// the cluster kernel (the launcher asks cluster_launches_enabled()).
-__device__ __forceinline__ void attention_cluster_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cooperative_groups::this_cluster().sync();
-#else
-  __trap();
-#endif
-}
 // Distributed shared memory may be written only once its block has started:
-// every block of a merging cluster arrives here first, and waits before its
-// first write to another block's shared memory (by then all have arrived, so
-// the wait costs nothing on the chain). A split arrive and wait, one barrier
-// phase before the merge's.
-__device__ __forceinline__ void attention_cluster_arrive() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
-#else
-  __trap();
-#endif
-}
-__device__ __forceinline__ void attention_cluster_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.wait;" ::: "memory");
-#else
-  __trap();
-#endif
-}
+// every block of a merging cluster arrives first (cluster_arrive_relaxed,
+// common.cuh) and waits before its first write to another block's shared
+// memory (by then all have arrived, so the wait costs nothing on the chain),
+// one barrier phase before the merge's.
 
 template <typename T>
 __device__ __forceinline__ float load_cache(const T* p, size_t i) {
@@ -376,16 +352,6 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
   }
 }
 
-// Element `index` of the shared array `base` of block `rank` of this cluster.
-__device__ __forceinline__ float* attention_cluster_shared(float* base, int index, int rank) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().map_shared_rank(base + index, rank);
-#else
-  (void)index, (void)rank;
-  __trap();
-  return base;
-#endif
-}
 
 // Output elements each merging block of the cluster owns.
 template <int HeadDim, int Group>
@@ -409,9 +375,9 @@ __device__ __forceinline__ void cluster_push_partial(float* part, float* part_ml
                                                      float m_all, float l_all) {
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
   const int owner = e / kShare, slot = split % kAttnClusterSplits;
-  *attention_cluster_shared(part, slot * kShare + e % kShare, owner) = a;
+  *cluster_shared(part, slot * kShare + e % kShare, owner) = a;
   if (starts_share_head<HeadDim, Group>(e)) {
-    float* ml = attention_cluster_shared(part_ml, (slot * Group + e / HeadDim) * 2, owner);
+    float* ml = cluster_shared(part_ml, (slot * Group + e / HeadDim) * 2, owner);
     ml[0] = m_all;
     ml[1] = l_all;
   }
@@ -478,7 +444,7 @@ template <int HeadDim, int Group>
 __device__ __forceinline__ void cluster_merge_splits(const AttentionParams& p, int eff, const float* part,
                                                      const float* part_ml) {
   constexpr int kShare = attention_merge_share<HeadDim, Group>();
-  attention_cluster_sync();
+  cluster_sync();
   const int rank = static_cast<int>(blockIdx.y) % kAttnClusterSplits;
   if (rank >= Group * HeadDim / kShare) return;
   const int cluster = static_cast<int>(blockIdx.y) / kAttnClusterSplits;
@@ -597,12 +563,12 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Whether this block's cluster has used splits, and so merges: the same for
   // all its blocks (they read the same length).
   const bool merging_cluster = cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff;
-  if (merging_cluster) attention_cluster_arrive();
+  if (merging_cluster) cluster_arrive_relaxed();
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
     if constexpr (kAttnEarly) pdl_wait();
     // An idle split of the merging cluster meets its barriers and merges its share.
     if (merging_cluster) {
-      attention_cluster_wait();
+      cluster_wait();
       cluster_merge_splits<HeadDim, Group>(p, eff, sm_part, sm_part_ml);
     }
     return;
@@ -726,7 +692,7 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
     }
   }
   __syncthreads();
-  if (merging_cluster) attention_cluster_wait();  // every block of the cluster has started: push
+  if (merging_cluster) cluster_wait();  // every block of the cluster has started: push
 
   // Thread e of the block now takes output element e (+ kAttnThreads ...) of
   // the group: head g = e / HeadDim, dimension d = e % HeadDim.

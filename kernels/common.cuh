@@ -7,6 +7,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -184,6 +185,43 @@ int resident_blocks(void (*kernel)(Params), int threads) {
   (void)cudaGetDevice(&device);
   (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   return (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+}
+
+// Thread-block cluster operations (attention.cuh's merge, ffn.cuh's split
+// sums). They exist in sm_90+ code only; other code never runs a cluster
+// kernel (the launchers ask cluster_launches_enabled()) and traps here.
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cooperative_groups::this_cluster().sync();
+#else
+  __trap();
+#endif
+}
+// A split barrier: every block arrives early and waits before its first
+// write to another block's shared memory (by then all have started).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// Element `index` of the shared array `base` of block `rank` of this cluster.
+__device__ __forceinline__ float* cluster_shared(float* base, int index, int rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return cooperative_groups::this_cluster().map_shared_rank(base + index, rank);
+#else
+  (void)index, (void)rank;
+  __trap();
+  return base;
+#endif
 }
 
 // How many clusters of `cluster` blocks of `kernel` (`block` threads, no

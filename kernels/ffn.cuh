@@ -161,10 +161,16 @@ __device__ __forceinline__ void add_to_output(float* y, int group, const float (
 // load before the wait, with the first gate/up chunks. Ahead: the gate/up
 // trips a lane loads before the wait (1, or 2: at hidden 1024 every chunk,
 // so no weight load is left between the wait and the SwiGLU); the sums
-// are the same either way.
-template <int Chunks, int Warps, int MinBlocks, bool PreloadDown, int Ahead = 1>
+// are the same either way. Split 2: a cluster of two blocks shares the
+// intermediate blocks, each summing half of the gate/up chunks (the halves
+// meet in both blocks' shared memory and add in a fixed order, so both form
+// the same SwiGLU words) and taking half of the down rows: twice the
+// blocks, for shapes whose intermediate blocks leave SMs idle (0.6B: 96).
+template <int Chunks, int Warps, int MinBlocks, bool PreloadDown, int Ahead = 1, int Split = 1>
 __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const __grid_constant__ FfnParams p) {
   static_assert(Ahead == 1 || Ahead == 2, "one or two gate/up trips before the wait");
+  static_assert(Split == 1 || Split == 2, "one block or a cluster of two a set of intermediate blocks");
+  if constexpr (Split > 1) cluster_arrive_relaxed();  // waited on before the first write to the peer
   constexpr WeightFormat F = WeightFormat::q8_0_split;
   constexpr Activation A = Activation::int8x2;
   constexpr int kInter = Chunks * kQ8Block;
@@ -172,12 +178,15 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   static_assert(kPairs >= 1 && kInter % Warps == 0, "whole row pairs a warp");
   static_assert(Warps >= Chunks, "a warp for each intermediate block's quantize");
   constexpr int kRows = 2 * kPairs;
-  __shared__ float s_gate[kInter], s_up[kInter];
+  __shared__ float s_gate[Split][kInter], s_up[Split][kInter];  // each block's partial sums
   __shared__ ffn_detail::ActBlock s_act[Chunks];
 
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  const int first = blockIdx.x * kInter + warp * kPairs;
-  const int n_chunks = p.hidden / gemv_chunk_elems<F>();
+  const int set = blockIdx.x / Split, rank = blockIdx.x % Split;
+  const int first = set * kInter + warp * kPairs;
+  // This block's chunks of each gate/up row: [c_base, c_base + n_chunks).
+  const int n_chunks = p.hidden / gemv_chunk_elems<F>() / Split;
+  const int c_base = rank * n_chunks;
   const uint8_t* row_ptr[kRows];
   const uint16_t* scale_ptr[kRows];
 #pragma unroll
@@ -190,15 +199,17 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   gemv_detail::WChunk w0[kRows], w1[Ahead == 2 ? kRows : 1];
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    if (has_first) w0[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], lane);
+    if (has_first) w0[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c_base + lane);
   if constexpr (Ahead == 2) {
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
-      if (has_second) w1[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], lane + kWarpSize);
+      if (has_second) w1[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c_base + lane + kWarpSize);
   }
-  const int j0 = blockIdx.x * Chunks;
-  const int group0 = threadIdx.x;
-  const int groups = p.hidden / 4;
+  const int j0 = set * Chunks;
+  // This block's 4-row groups of the down weights: [g_base, groups).
+  const int groups_each = p.hidden / 4 / Split;
+  const int g_base = rank * groups_each, groups = g_base + groups_each;
+  const int group0 = g_base + threadIdx.x;
   ffn_detail::DownGroup down0{};
   if (PreloadDown && group0 < groups) down0 = ffn_detail::load_down(p, j0, group0);
   pdl_wait();
@@ -208,18 +219,18 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   if (has_first) {
-    const auto x = ffn_detail::load_x(p, lane);
+    const auto x = ffn_detail::load_x(p, c_base + lane);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) acc[r] = gemv_detail::dot_chunk<F, A>(w0[r], x);
   }
   if constexpr (Ahead == 2) {
     if (has_second) {
-      const auto x = ffn_detail::load_x(p, lane + kWarpSize);
+      const auto x = ffn_detail::load_x(p, c_base + lane + kWarpSize);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) acc[r] += gemv_detail::dot_chunk<F, A>(w1[r], x);
     }
   }
-  for (int c = lane + Ahead * kWarpSize; c < n_chunks; c += kWarpSize) {
+  for (int c = c_base + lane + Ahead * kWarpSize; c < c_base + n_chunks; c += kWarpSize) {
     const auto x = ffn_detail::load_x(p, c);
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
@@ -227,18 +238,34 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
+  if constexpr (Split > 1) cluster_wait();  // the peer has started: its shared memory may be written
   if (lane == 0) {
 #pragma unroll
     for (int r = 0; r < kPairs; ++r) {
-      s_gate[warp * kPairs + r] = acc[r];
-      s_up[warp * kPairs + r] = acc[kPairs + r];
+      const int i = warp * kPairs + r;
+#pragma unroll
+      for (int b = 0; b < Split; ++b) {  // this block's partials into every block's slot `rank`
+        *(Split > 1 ? cluster_shared(&s_gate[rank][0], i, b) : &s_gate[rank][i]) = acc[r];
+        *(Split > 1 ? cluster_shared(&s_up[rank][0], i, b) : &s_up[rank][i]) = acc[kPairs + r];
+      }
     }
   }
-  __syncthreads();
+  if constexpr (Split > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
   // The SwiGLU and its int8 words, one intermediate block a warp.
   if (warp < Chunks) {
-    const float v = silu(s_gate[warp * kQ8Block + lane]) * s_up[warp * kQ8Block + lane];
+    const int i = warp * kQ8Block + lane;
+    float g = s_gate[0][i], u = s_up[0][i];
+#pragma unroll
+    for (int b = 1; b < Split; ++b) {  // the partials in rank order: the same sums in every block
+      g += s_gate[b][i];
+      u += s_up[b][i];
+    }
+    const float v = silu(g) * u;
     float scale, r;
     q8_scales(warp_max(fabsf(v)), scale, r);
     const float q = r > 0.0f ? roundf(v * r) : 0.0f;
@@ -261,13 +288,15 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   }
 }
 
-template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true, int Ahead = 1>
+template <int Chunks, int Warps, int MinBlocks = 1, bool PreloadDown = true, int Ahead = 1, int Split = 1>
 cudaError_t launch_ffn(const FfnParams& p, cudaStream_t stream) {
   constexpr int kThreads = Warps * kWarpSize;
   if (p.hidden <= 0 || p.hidden % kQ8Block != 0) return invalid_launch();
   if (p.ffn <= 0 || p.ffn % (Chunks * kQ8Block) != 0) return invalid_launch();
   const auto blocks = static_cast<unsigned>(p.ffn / (Chunks * kQ8Block));
-  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown, Ahead>, blocks, kThreads, 0, stream, p);
+  if (Split > 1 && (p.hidden % (32 * Split) != 0 || !cluster_launches_enabled())) return invalid_launch();
+  return launch_kernel(ffn_kernel<Chunks, Warps, MinBlocks, PreloadDown, Ahead, Split>, blocks * Split, kThreads, 0,
+                       stream, p, dim3(Split, 1, 1));
 }
 
 }  // namespace lanec::kernels
