@@ -35,7 +35,6 @@
 #include "limits.h"
 #include "quantize.cuh"
 
-
 namespace lanec::kernels {
 
 struct AttentionParams {
@@ -204,12 +203,6 @@ __device__ __forceinline__ void reduce_scores(float (&s)[Keys][Group]) {
 #endif
 constexpr bool kAttnClusterLevels = LANEC_ATTN_CLUSTER_LEVELS != 0;
 
-// Distributed shared memory may be written only once its block has started:
-// every block of a merging cluster arrives first (cluster_arrive_relaxed,
-// common.cuh) and waits before its first write to another block's shared
-// memory (by then all have arrived, so the wait costs nothing on the chain),
-// one barrier phase before the merge's.
-
 template <typename T>
 __device__ __forceinline__ float load_cache(const T* p, size_t i) {
   if constexpr (sizeof(T) == 4) {
@@ -351,7 +344,6 @@ __device__ __forceinline__ void attention_store_all(const AttentionParams& p, in
       quantize_block_with_max(v[k], amax[k], p.out_qs, p.out_d, p.out_lo, i / kQ8Block, lane);
   }
 }
-
 
 // Output elements each merging block of the cluster owns.
 template <int HeadDim, int Group>
@@ -563,6 +555,10 @@ __device__ __forceinline__ void attention_body(const AttentionParams& p) {
   // Whether this block's cluster has used splits, and so merges: the same for
   // all its blocks (they read the same length).
   const bool merging_cluster = cluster_merge && split / kAttnClusterSplits * kAttnClusterSplits < eff;
+  // Distributed shared memory may be written only once its block has started:
+  // every block of a merging cluster arrives here first and waits before its
+  // first write to another block's shared memory (by then all have arrived,
+  // so the wait costs nothing on the chain), one barrier phase before the merge's.
   if (merging_cluster) cluster_arrive_relaxed();
   if (split >= eff) {  // short context: this split has no keys (uniform over the block)
     if constexpr (kAttnEarly) pdl_wait();

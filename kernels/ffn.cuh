@@ -88,11 +88,7 @@ namespace ffn_detail {
 // The activation chunk c (16 values) of the two-word input.
 __device__ __forceinline__ gemv_detail::XChunk<WeightFormat::q8_0_split, Activation::int8x2> load_x(
     const FfnParams& p, int c) {
-  gemv_detail::XChunk<WeightFormat::q8_0_split, Activation::int8x2> x;
-  x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
-  x.lo = __ldg(reinterpret_cast<const int4*>(p.x_lo) + c);
-  x.d = __ldg(p.x_d + c / 2);
-  return x;
+  return gemv_detail::load_x_int8<WeightFormat::q8_0_split, Activation::int8x2>(p.x_qs, p.x_lo, p.x_d, c);
 }
 
 // One row group's 8 pieces and 4 scales of down-weight block j.
@@ -194,17 +190,14 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
     GemvPart part{r < kPairs ? p.gate : p.up, nullptr, nullptr, nullptr, p.ffn};
     gemv_detail::row_pointers<F>(part, p.hidden, first + r % kPairs, row_ptr[r], scale_ptr[r]);
   }
-  const bool has_first = lane < n_chunks;
-  const bool has_second = Ahead == 2 && lane + kWarpSize < n_chunks;
-  gemv_detail::WChunk w0[kRows], w1[Ahead == 2 ? kRows : 1];
+  // The lane's first Ahead trips of every row, loaded before the wait.
+  gemv_detail::WChunk ahead[Ahead][kRows];
 #pragma unroll
-  for (int r = 0; r < kRows; ++r)
-    if (has_first) w0[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c_base + lane);
-  if constexpr (Ahead == 2) {
+  for (int t = 0; t < Ahead; ++t)
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
-      if (has_second) w1[r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c_base + lane + kWarpSize);
-  }
+      if (lane + t * kWarpSize < n_chunks)
+        ahead[t][r] = gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c_base + lane + t * kWarpSize);
   const int j0 = set * Chunks;
   // This block's 4-row groups of the down weights: [g_base, groups).
   const int groups_each = p.hidden / 4 / Split;
@@ -218,16 +211,14 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
-  if (has_first) {
-    const auto x = ffn_detail::load_x(p, c_base + lane);
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) acc[r] = gemv_detail::dot_chunk<F, A>(w0[r], x);
-  }
-  if constexpr (Ahead == 2) {
-    if (has_second) {
-      const auto x = ffn_detail::load_x(p, c_base + lane + kWarpSize);
+  for (int t = 0; t < Ahead; ++t) {
+    if (lane + t * kWarpSize >= n_chunks) break;
+    const auto x = ffn_detail::load_x(p, c_base + lane + t * kWarpSize);
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) acc[r] += gemv_detail::dot_chunk<F, A>(w1[r], x);
+    for (int r = 0; r < kRows; ++r) {
+      const float d = gemv_detail::dot_chunk<F, A>(ahead[t][r], x);
+      acc[r] = t == 0 ? d : acc[r] + d;  // the first term as the GEMV starts its sum
     }
   }
   for (int c = c_base + lane + Ahead * kWarpSize; c < c_base + n_chunks; c += kWarpSize) {

@@ -133,13 +133,22 @@ struct XChunk<WeightFormat::q8_0_split, Activation::int8x2> {
   float d;
 };
 
+// Chunk c of an int8 input held as words (qs, and lo for the two-word
+// form) and per-32 block scales d: the GEMV's and the ffn launch's.
+template <WeightFormat F, Activation A>
+__device__ __forceinline__ XChunk<F, A> load_x_int8(const int8_t* qs, const int8_t* lo, const float* d, int c) {
+  XChunk<F, A> x;
+  x.q = __ldg(reinterpret_cast<const int4*>(qs) + c);
+  x.d = __ldg(d + c / 2);  // two 16-element chunks per 32-element block
+  if constexpr (A == Activation::int8x2) x.lo = __ldg(reinterpret_cast<const int4*>(lo) + c);
+  return x;
+}
+
 template <WeightFormat F, Activation A>
 __device__ __forceinline__ XChunk<F, A> load_x(const GemvParams& p, int c) {
   XChunk<F, A> x;
   if constexpr (A != Activation::f32) {
-    x.q = __ldg(reinterpret_cast<const int4*>(p.x_qs) + c);
-    x.d = __ldg(p.x_d + c / 2);  // two 16-element chunks per 32-element block
-    if constexpr (A == Activation::int8x2) x.lo = __ldg(reinterpret_cast<const int4*>(p.x_lo) + c);
+    x = load_x_int8<F, A>(p.x_qs, p.x_lo, p.x_d, c);
   } else {
     constexpr int n = gemv_chunk_elems<F>() / 4;
     const float4* src = reinterpret_cast<const float4*>(p.x) + c * n;
