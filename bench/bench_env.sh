@@ -28,7 +28,7 @@ synth_model() {
 # $MAX_CTX cache rows and builds $WORK/PRESET__NAME. FLAGS is comma-separated
 # (bench/variants.sh lists the forms): -D switches for nvcc (which appends
 # $NVCC_APPEND_FLAGS to the command lanec runs), hold:RULE, act:MODE,
-# split:PREFIX=N, rpw:PREFIX=N, ahead:PREFIX, trigger:PREFIX, late:PREFIX, hpb:N, ffn:N, ffnpre:B, ffnahead:N, ffnsplit:N, env:NAME=VALUE and ctx:N (N cache rows instead of
+# split:PREFIX=N, rpw:PREFIX=N, ahead:PREFIX, trigger:PREFIX, late:PREFIX, hpb:N, ffn:N, ffnpre:B, ffnahead:N, ffnsplit:N, ffnform:C/W/M/P/A/S, env:NAME=VALUE and ctx:N (N cache rows instead of
 # $MAX_CTX). Fails when the plan or the build does.
 # Used by variants.sh, chain_profile.sh and ablation.sh.
 build_variant() {
@@ -40,7 +40,7 @@ build_variant() {
       rpw:*) splits+=("rpw:${f#rpw:}") ;;
       ahead:*) splits+=("$f") ;;
       trigger:* | late:*) splits+=("$f") ;;
-      hpb:* | ffn:* | ffnpre:* | ffnahead:* | ffnsplit:*) splits+=("$f") ;;
+      hpb:* | ffn:* | ffnpre:* | ffnahead:* | ffnsplit:* | ffnform:*) splits+=("$f") ;;
       ctx:*) max_ctx="${f#ctx:}" ;;
       env:*) export "${f#env:}" ;;
       act:*) knobs="$WORK/knobs_$2.yaml"
@@ -66,7 +66,7 @@ set_early_trigger() {
     -e "$range s/launch_quantize_q8<\([a-z]*\)$3>/launch_quantize_q8<\1$4>/" "$1"
 }
 
-# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N|ahead:PREFIX|trigger:PREFIX|late:PREFIX|hpb:N|ffn:N|ffnpre:B|ffnahead:N|ffnsplit:N...:
+# build_with_splits BIN NVCC_FLAGS split:PREFIX=N|rpw:PREFIX=N|ahead:PREFIX|trigger:PREFIX|late:PREFIX|hpb:N|ffn:N|ffnpre:B|ffnahead:N|ffnsplit:N|ffnform:C/W/M/P/A/S...:
 # edits the split_k or the rows a warp of the matching GEMV launches, has
 # them load their second trip ahead (launch_gemv's Ahead), has the matching
 # norm and SwiGLU quantize launches trigger the next launch at their start
@@ -77,7 +77,8 @@ set_early_trigger() {
 # block forms (ffn:N, every ffn launch; N must divide ffn / 32) and whether
 # its first down group loads before the wait (ffnpre:true|false), its
 # gate/up trips a lane loads before the wait (ffnahead:2) and its blocks a
-# cluster (ffnsplit:2, after any ffnahead), in BIN.cu
+# cluster (ffnsplit:2, after any ffnahead), or all its template arguments at once
+# (ffnform:CHUNKS/WARPS/MINBLOCKS/PRELOAD/AHEAD/SPLIT, e.g. ffnform:1/8/2/true/1/2), in BIN.cu
 # and builds it with the command
 # the program's header gives.
 build_with_splits() {
@@ -95,6 +96,7 @@ build_with_splits() {
       ffn:*) sed -i "s/launch_ffn<[0-9]*, /launch_ffn<${e}, /" "$bin.cu" ;;
       ffnpre:*) sed -i "s/\(launch_ffn<[0-9]*, [0-9]*, [0-9]*, \)[a-z]*>/\1${e}>/" "$bin.cu" ;;
       ffnahead:*) sed -i "s/\(launch_ffn<[0-9]*, [0-9]*, [0-9]*, [a-z]*\)>/\1, ${e}>/" "$bin.cu" ;;
+      ffnform:*) sed -i "s/launch_ffn<[0-9a-z, ]*>/launch_ffn<${e//\//, }>/" "$bin.cu" ;;
       ffnsplit:*) sed -i -e "s/\(launch_ffn<[0-9]*, [0-9]*, [0-9]*, [a-z]*, [0-9]*\)>/\1, ${e}>/" \
         -e "s/\(launch_ffn<[0-9]*, [0-9]*, [0-9]*, [a-z]*\)>/\1, 1, ${e}>/" "$bin.cu" ;;
     esac

@@ -237,7 +237,14 @@ int main(int argc, char** argv) {
                               {"fused_c1_w16_s2", fused_layer<1, 16, 1, true, 1, 2>},
                               {"fused_c1_w16_a2_s2", fused_layer<1, 16, 1, true, 2, 2>},
                               {"fused_c2_w16_s2", fused_layer<2, 16, 1, true, 1, 2>},
-                              {"fused_c2_w16_nd_s2", fused_layer<2, 16, 1, false, 1, 2>}};
+                              {"fused_c2_w16_nd_s2", fused_layer<2, 16, 1, false, 1, 2>},
+                              // 8 warps capped at 128 registers, so that two blocks fit an SM
+                              // (16 warps take its whole register file): 192 blocks then run as
+                              // one wave (0.6B split, 1.7B, 8B at 2 blocks of 32 a thread block).
+                              {"fused_c1_w8_m2", fused_layer<1, 8, 2, true>},
+                              {"fused_c2_w8_m2_nd", fused_layer<2, 8, 2, false>},
+                              {"fused_c1_w8_m2_s2", fused_layer<1, 8, 2, true, 1, 2>},
+                              {"fused_c2_w8_m2_nd_s2", fused_layer<2, 8, 2, false, 1, 2>}};
   bool ok = true;
   std::printf("{\n");
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {

@@ -18,7 +18,8 @@
 # early_trigger declined it), late:PREFIX the reverse where it fired; hpb:N sets the query heads an attention block serves;
 # ffn:N the intermediate blocks of 32 an ffn thread block forms and ffnpre:true|false its first down group's
 # load before the wait (every ffn launch, e.g. ffn:3,ffnpre:false on 8B), ffnahead:2 its gate/up rows' second
-# trip a lane too, ffnsplit:2 clusters of two blocks on each set of intermediate blocks (after any ffnahead);
+# trip a lane too, ffnsplit:2 clusters of two blocks on each set of intermediate blocks (after any ffnahead),
+# ffnform:C/W/M/P/A/S all of launch_ffn's template arguments (e.g. ffnform:1/8/2/true/1/2);
 # env:NAME=VALUE exports NAME to that variant's planning and build (a planner switch
 # under test); ctx:N plans N cache rows instead of the depth's (the planner's attention
 # splits follow the rows, e.g. ctx:4352 against a 4096-row plan).

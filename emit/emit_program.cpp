@@ -729,8 +729,12 @@ class ProgramEmitter {
     o << "    p.y = " << f32_ptr(f.y) << ";  // = " << f.residual << ": the sums are added in place\n";
     o << "    p.hidden = " << f.hidden << ";\n";
     o << "    p.ffn = " << f.ffn << ";\n";
-    launch_call("launch_ffn<" + std::to_string(f.chunks) + ", " + std::to_string(f.warps) + ", 1, " +
-                (f.preload_down ? "true" : "false") + ">");
+    // The kernel's defaults stay unwritten (Ahead 1, Split 1).
+    std::string args = std::to_string(f.chunks) + ", " + std::to_string(f.warps) + ", " +
+                       std::to_string(f.min_blocks) + ", " + (f.preload_down ? "true" : "false");
+    if (f.ahead != 1 || f.split != 1) args += ", " + std::to_string(f.ahead);
+    if (f.split != 1) args += ", " + std::to_string(f.split);
+    launch_call("launch_ffn<" + args + ">");
   }
 
   void emit(const Launch&, const ArgmaxLaunch& a) {

@@ -611,7 +611,10 @@ struct ParamText {
   }
   void operator()(const FfnLaunch& l) {
     s = "hidden=" + std::to_string(l.hidden) + " ffn=" + std::to_string(l.ffn) + " chunks=" +
-        std::to_string(l.chunks) + " warps=" + std::to_string(l.warps) + (l.preload_down ? " preload_down" : "");
+        std::to_string(l.chunks) + " warps=" + std::to_string(l.warps) + (l.preload_down ? " preload_down" : "") +
+        (l.min_blocks == 1 ? "" : " min_blocks=" + std::to_string(l.min_blocks)) +
+        (l.ahead == 1 ? "" : " ahead=" + std::to_string(l.ahead)) +
+        (l.split == 1 ? "" : " split=" + std::to_string(l.split));
   }
   void operator()(const ArgmaxLaunch& l) {
     s = "n_vocab=" + std::to_string(l.n_vocab) +

@@ -212,6 +212,9 @@ struct FfnLaunch {
   int chunks = 1;              // 32-element intermediate blocks a thread block forms (size stage)
   int warps = 16;              // warps a thread block
   bool preload_down = false;   // a thread's first down-weight group loads before the wait
+  int min_blocks = 1;          // blocks an SM the registers are capped for (__launch_bounds__)
+  int ahead = 1;               // gate/up trips a lane loads before the wait (1 or 2)
+  int split = 1;               // blocks a cluster sharing each set of intermediate blocks (1 or 2; sm_90)
 };
 
 using LaunchParams = std::variant<EmbedLaunch, RmsNormLaunch, QuantizeLaunch, GemvLaunch,

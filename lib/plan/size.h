@@ -99,6 +99,9 @@ struct FfnShape {
   int chunks = 1;
   int warps = 16;
   bool preload_down = false;
+  int min_blocks = 1;  // the kernel's other forms (FfnLaunch), timed by bench/ffn_forms.sh
+  int ahead = 1;
+  int split = 1;
 };
 constexpr double kFfnTwoChunkBlocksPerSm = 0.7;
 FfnShape choose_ffn_shape(int64_t hidden, int64_t ffn, int sms);

@@ -57,6 +57,13 @@ void check_params(const Launch& l) {
   if (const auto* f = std::get_if<FfnLaunch>(&l.params)) {
     if (f->chunks < 1 || f->warps < f->chunks || f->warps > 32 || (32 * f->chunks) % f->warps != 0)
       bad(l, "ffn block shape outside the kernel's");
+    if (f->min_blocks < 1 || f->min_blocks * f->warps > 64 || (f->ahead != 1 && f->ahead != 2) ||
+        (f->split != 1 && f->split != 2))
+      bad(l, "ffn form outside the kernel's (min_blocks " + std::to_string(f->min_blocks) + ", ahead " +
+                 std::to_string(f->ahead) + ", split " + std::to_string(f->split) + ")");
+    if (f->hidden % (32 * f->split) != 0)
+      bad(l, "ffn split " + std::to_string(f->split) + " of hidden " + std::to_string(f->hidden) +
+                 " into unequal halves");
     if (f->hidden <= 0 || f->hidden % 32 != 0 || f->ffn <= 0 || f->ffn % (32 * f->chunks) != 0)
       bad(l, "ffn lengths " + std::to_string(f->hidden) + " x " + std::to_string(f->ffn) + " outside whole blocks");
   }
@@ -182,8 +189,14 @@ void verify_schedule(const Schedule& s) {
     const Launch& l = s.launches[i];
     check_params(l);
     check_early_trigger(l);
-    if (const auto* f = std::get_if<FfnLaunch>(&l.params); f && s.storage_of(f->y) != s.storage_of(f->residual))
-      bad(l, "adds into " + f->y + ", which is not the storage of its residual " + f->residual);
+    if (const auto* f = std::get_if<FfnLaunch>(&l.params)) {
+      if (s.storage_of(f->y) != s.storage_of(f->residual))
+        bad(l, "adds into " + f->y + ", which is not the storage of its residual " + f->residual);
+      // Thread-block clusters: the launcher refuses them below sm_90 (kernels/common.cuh).
+      if (f->split > 1 && s.knobs.arch_number() < 90)
+        bad(l, "ffn split " + std::to_string(f->split) + " needs thread-block clusters (sm_90), not " +
+                   s.knobs.chip.arch);
+    }
     // Launch i starts once every block of launch i - 1 has triggered.
     if (auto clash = early_read_clash_before(s, l, i)) bad(l, "may start while " + *clash);
     for (const std::string& name : l.reads()) {

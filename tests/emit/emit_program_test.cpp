@@ -169,6 +169,14 @@ TEST_CASE("a tall logits GEMV launches the row loop; held, the register GEMV", "
   CHECK(count_of(held, "launch_gemv<") == 5);
 }
 
+TEST_CASE("the ffn launch's other forms show in its template arguments; its defaults stay unwritten", "[emit]") {
+  const std::string planned = emit_test::emit_row_loop_sample();
+  CHECK(count_of(planned, "launch_ffn<2, 16, 1, true>") == 2);  // qwen3-tiny's 128 on one SM: two blocks of 32
+  CHECK(count_of(emit_test::emit_ffn_form_sample(8, 2, 1, 1), "launch_ffn<2, 8, 2, true>") == 2);
+  CHECK(count_of(emit_test::emit_ffn_form_sample(16, 1, 2, 1), "launch_ffn<2, 16, 1, true, 2>") == 2);
+  CHECK(count_of(emit_test::emit_ffn_form_sample(8, 2, 1, 2), "launch_ffn<2, 8, 2, true, 1, 2>") == 2);
+}
+
 TEST_CASE("a GEMV of two chunks a lane launches the ahead form; held, the plain one", "[emit]") {
   const std::string ahead = emit_test::emit_load_ahead_sample();
   CHECK(count_of(ahead, "launch_gemv<WeightFormat::q8_0_split, Activation::int8x2, 1, false, false, true>") == 1);

@@ -11,6 +11,7 @@
 #include "lib/gguf/gguf_writer.h"
 #include "lib/knobs/knobs.h"
 #include "lib/plan/planner.h"
+#include "lib/plan/verify_schedule.h"
 #include "lib/synth/synth.h"
 
 namespace emit_test {
@@ -103,6 +104,27 @@ inline std::string emit_row_loop_sample(const std::vector<std::string>& held = {
   lanec::Knobs knobs = lanec::load_knobs(knob_path("h200"));
   knobs.chip.sms = 1;
   const Planned p = plan_sample_with("qwen3-tiny", knobs, held);
+  lanec::EmitOptions options;
+  options.knob_file = "h200 on one SM";
+  return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
+}
+
+// The row-loop sample (qwen3-tiny on one SM, where ffn_fused fires) with
+// every ffn launch in another of the kernel's forms (FfnLaunch), verified
+// again: the forms the planner does not choose yet.
+inline std::string emit_ffn_form_sample(int warps, int min_blocks, int ahead, int split) {
+  lanec::Knobs knobs = lanec::load_knobs(knob_path("h200"));
+  knobs.chip.sms = 1;
+  Planned p = plan_sample_with("qwen3-tiny", knobs);
+  for (lanec::Launch& l : p.result.schedule.launches) {
+    if (auto* f = std::get_if<lanec::FfnLaunch>(&l.params)) {
+      f->warps = warps;
+      f->min_blocks = min_blocks;
+      f->ahead = ahead;
+      f->split = split;
+    }
+  }
+  lanec::verify_schedule(p.result.schedule);
   lanec::EmitOptions options;
   options.knob_file = "h200 on one SM";
   return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);

@@ -131,6 +131,13 @@ TEST_CASE("a program with a cache-less early rope compiles with nvcc for sm_80 a
   check_compiles("qwen3-0.6b-1l__early_rope_no_rows", code);
 }
 
+TEST_CASE("a program with the ffn launch's other forms compiles with nvcc for sm_80 and sm_90, warning-free",
+          "[.][emit-nvcc]") {
+  const std::string code = emit_test::emit_ffn_form_sample(8, 2, 2, 2);
+  REQUIRE(code.find("launch_ffn<2, 8, 2, true, 2, 2>") != std::string::npos);
+  check_compiles("qwen3-tiny__ffn_forms", code);
+}
+
 TEST_CASE("a one-word int8 program compiles with nvcc for sm_80 and sm_90, warning-free", "[.][emit-nvcc]") {
   check_compiles("qwen3-tiny__one_word", emit_test::emit_one_word_sample("qwen3-tiny"));
 }

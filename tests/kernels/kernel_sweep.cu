@@ -906,7 +906,7 @@ void sweep_gemv_ahead_both() {
 // launch_repack_q8_0_cols. Error budget per row: 1e-4 of
 // sum_j |W_d[r,j]| (|a_j| + max|a| of j's block), which covers an int8 word
 // of a rounding the other way where the f32 and double gate/up sums differ.
-template <int Chunks, int Warps, bool PreloadDown, int Ahead = 1, int Split = 1>
+template <int Chunks, int Warps, bool PreloadDown, int Ahead = 1, int Split = 1, int MinBlocks = 1>
 void sweep_ffn_case(int hidden, int ffn) {
   const GemvInput<Activation::int8x2> in(random_floats(static_cast<size_t>(hidden), -1.0f, 1.0f));
   const HostWeights wg = make_weights(WeightFormat::q8_0_split, ffn, hidden);
@@ -929,7 +929,7 @@ void sweep_ffn_case(int hidden, int ffn) {
   p.y = d_y.get();
   p.hidden = hidden;
   p.ffn = ffn;
-  expect_ok("ffn", launch_ffn<Chunks, Warps, 1, PreloadDown, Ahead, Split>(p, nullptr));
+  expect_ok("ffn", launch_ffn<Chunks, Warps, MinBlocks, PreloadDown, Ahead, Split>(p, nullptr));
 
   const auto g = ref::gemv(wg.values, in.x_eff, ffn, hidden), u = ref::gemv(wu.values, in.x_eff, ffn, hidden);
   std::vector<float> a(static_cast<size_t>(ffn)), a_eff(a.size()), ad(a.size() / kQ8Block), block_max(ad.size());
@@ -949,8 +949,8 @@ void sweep_ffn_case(int hidden, int ffn) {
     y[r] += res[r];
     scale[r] = static_cast<float>(s) + 1.0f;
   }
-  check(fmt("ffn chunks=%d warps=%d preload=%d ahead=%d split=%d hidden=%d ffn=%d", Chunks, Warps, PreloadDown ? 1 : 0,
-            Ahead, Split, hidden, ffn),
+  check(fmt("ffn chunks=%d warps=%d min_blocks=%d preload=%d ahead=%d split=%d hidden=%d ffn=%d", Chunks, Warps,
+            MinBlocks, PreloadDown ? 1 : 0, Ahead, Split, hidden, ffn),
         d_y.download(), y, 1e-4, 1e-6, scale);
 }
 
@@ -965,11 +965,16 @@ void sweep_ffn() {
   sweep_ffn_case<1, 8, false, 2>(96, 64);       // no lane has a second trip
   sweep_ffn_case<1, 8, false, 2>(640, 64);      // a second trip for the first 8 lanes only
   sweep_ffn_case<1, 8, false, 2>(1056, 64);     // a third, in the loop, for the first 2 lanes
+  sweep_ffn_case<1, 8, true, 1, 1, 2>(2048, 6144);   // 8 warps, two blocks an SM: 1.7B's shape
+  sweep_ffn_case<2, 8, false, 1, 1, 2>(4096, 2048);  // ... 8B's hidden width, two blocks of 32
   if (cluster_launches_enabled()) {
     sweep_ffn_case<1, 16, true, 1, 2>(1024, 3072);   // clusters of two on 0.6B's shape
     sweep_ffn_case<1, 16, true, 2, 2>(1024, 3072);   // ... with every chunk ahead
     sweep_ffn_case<2, 16, false, 1, 2>(2048, 6144);  // ... on 1.7B's, the loop past the ahead trip
     sweep_ffn_case<1, 8, false, 2, 2>(1280, 64);     // a second trip for 8 lanes of each half
+    // 8 warps capped at 128 registers (two blocks an SM): 0.6B's and 1.7B's shapes.
+    sweep_ffn_case<1, 8, true, 1, 2, 2>(1024, 3072);
+    sweep_ffn_case<2, 8, false, 1, 2, 2>(2048, 6144);
   } else {
     std::printf("SKIP  ffn split 2: no thread-block clusters on this device or build\n");
   }

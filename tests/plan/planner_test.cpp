@@ -4,10 +4,12 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <variant>
 
 #include "kernels/limits.h"
 #include "lib/graph/builder.h"
+#include "lib/plan/link.h"
 #include "lib/plan/planner.h"
 #include "lib/plan/size.h"
 #include "lib/plan/triggers.h"
@@ -582,6 +584,27 @@ TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the c
   for (Launch& l : odd.launches)
     if (auto* f = std::get_if<FfnLaunch>(&l.params)) f->warps = 12;
   CHECK_THROWS_WITH(verify_schedule(odd), Catch::Contains("ffn block shape outside the kernel's"));
+  // ... and forms outside the kernel's: a third trip ahead, clusters of 4, more warps an SM than it holds.
+  for (auto [min_blocks, ahead, split] : {std::tuple{1, 3, 1}, std::tuple{1, 1, 4}, std::tuple{5, 1, 1}}) {
+    Schedule form = plan_06b_widths();
+    for (Launch& l : form.launches) {
+      if (auto* f = std::get_if<FfnLaunch>(&l.params)) {
+        f->min_blocks = min_blocks;
+        f->ahead = ahead;
+        f->split = split;
+      }
+    }
+    CHECK_THROWS_WITH(verify_schedule(form), Catch::Contains("ffn form outside the kernel's"));
+  }
+  // Clusters of two: taken on sm_90, refused below it.
+  Schedule split = plan_06b_widths();
+  for (Launch& l : split.launches)
+    if (auto* f = std::get_if<FfnLaunch>(&l.params)) f->split = 2;
+  CHECK_NOTHROW(verify_schedule(split));
+  CHECK(print_launch(*find_launch(split, "ffn_l_out_l00")).find("ffn=3072 chunks=1 warps=16 preload_down split=2") !=
+        std::string::npos);
+  split.knobs.chip.arch = "sm_89";
+  CHECK_THROWS_WITH(verify_schedule(split), Catch::Contains("needs thread-block clusters (sm_90), not sm_89"));
   CHECK(choose_ffn_shape(1024, 3072, 132).chunks == 1);
   CHECK(choose_ffn_shape(1024, 3072, 60).chunks == 2);  // 48 thread blocks fill 0.7 of 60 SMs
   CHECK(choose_ffn_shape(2048, 6144, 132).preload_down);
