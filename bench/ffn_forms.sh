@@ -24,11 +24,12 @@ stages=("$@")
 # 16 warps take an SM's whole register file (one block an SM); 8 warps with
 # MINBLOCKS 2 fit two, so 192 blocks run as one wave: 0.6B split in two,
 # 1.7B at one block of 32 a thread block, 8B at two; 8B's c3 is one wave of
-# 128 blocks of 16 warps.
+# 128 blocks of 16 warps. trig: the attention's norm after the ffn launch
+# triggering early (rule early_trigger measured it only after GEMVs).
 declare -A FORMS=(
   [qwen3-0.6b]="base= a2=ffnahead:2 s2=ffnsplit:2 w8s2=ffnform:1/8/2/true/1/2"
   [qwen3-1.7b]="base= a2=ffnahead:2 w8c1=ffnform:1/8/2/true/1/1 w8s2=ffnform:2/8/2/false/1/2"
-  [qwen3-8b]="base= c3=ffn:3 w8=ffnform:2/8/2/false/1/1 a2=ffnahead:2"
+  [qwen3-8b]="base= c3=ffn:3 w8=ffnform:2/8/2/false/1/1 a2=ffnahead:2 trig=trigger:rms_norm_attn_norm"
 )
 PRESETS="${FFN_FORMS_PRESETS:-qwen3-0.6b qwen3-1.7b qwen3-8b}"
 
