@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # the stage functions run as "stage_$s"
 # The forms of the fused FFN launch (kernels/ffn.cuh) timed in one GPU call,
 # after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/ffn_forms.sh [STAGE ...]    (default: fold variants)
