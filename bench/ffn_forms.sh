@@ -3,13 +3,16 @@
 # The forms of the fused FFN launch (kernels/ffn.cuh) timed in one GPU call,
 # after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/ffn_forms.sh [STAGE ...]    (default: fold variants)
-# Stages:
+# Stages (fold and sweep run twice: as built, and with -DLANEC_FFN_DOWN_AFTER_LOOP=1, *_dal):
 #   fold      bench/ffn_fold.cu: every form against the chain, a layer alone (ffn_fold.json)
 #   sweep     the kernel sweep's ffn family against its references (sweep_ffn.txt)
 #   variants  bench/variants.sh on each Qwen3 shape: the planned form against
 #             the forms the planner does not choose yet (variants_ffn_<preset>.md)
-# Each stage runs under a timeout (FFN_FORMS_TIMEOUT seconds, 240), so a call
+# Each stage step runs under a timeout (FFN_FORMS_TIMEOUT seconds, 240), so a call
 # cut short still returns what finished. Writes to $OUT (or /tmp/lanec-ffn-forms).
+# FFN_FORMS_PRESETS picks the shapes (default all three). Within a device
+# call's 10 minutes: `fold variants` with FFN_FORMS_PRESETS="qwen3-0.6b
+# qwen3-1.7b" in one call, `variants sweep` with qwen3-8b in the next.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -26,22 +29,32 @@ stages=("$@")
 # MINBLOCKS 2 fit two, so 192 blocks run as one wave: 0.6B split in two,
 # 1.7B at one block of 32 a thread block, 8B at two; 8B's c3 is one wave of
 # 128 blocks of 16 warps. trig: the attention's norm after the ffn launch
-# triggering early (rule early_trigger measured it only after GEMVs).
+# triggering early (rule early_trigger measured it only after GEMVs). dal:
+# the kernel switch that loads the next down group after the gate/up loop.
+DAL_FLAG="-DLANEC_FFN_DOWN_AFTER_LOOP=1"
+DAL="dal=$DAL_FLAG"
 declare -A FORMS=(
-  [qwen3-0.6b]="base= a2=ffnahead:2 s2=ffnsplit:2 w8s2=ffnform:1/8/2/true/1/2"
-  [qwen3-1.7b]="base= a2=ffnahead:2 w8c1=ffnform:1/8/2/true/1/1 w8s2=ffnform:2/8/2/false/1/2"
-  [qwen3-8b]="base= c3=ffn:3 w8=ffnform:2/8/2/false/1/1 a2=ffnahead:2 trig=trigger:rms_norm_attn_norm"
+  [qwen3-0.6b]="base= a2=ffnahead:2 s2=ffnsplit:2 w8s2=ffnform:1/8/2/true/1/2 $DAL"
+  [qwen3-1.7b]="base= a2=ffnahead:2 w8c1=ffnform:1/8/2/true/1/1 w8s2=ffnform:2/8/2/false/1/2 $DAL"
+  [qwen3-8b]="base= c3=ffn:3 w8=ffnform:2/8/2/false/1/1 a2=ffnahead:2 trig=trigger:rms_norm_attn_norm $DAL"
 )
 PRESETS="${FFN_FORMS_PRESETS:-qwen3-0.6b qwen3-1.7b qwen3-8b}"
 
-stage_fold() {
-  nvcc -std=c++17 -O3 -arch=sm_90 -o "$BENCH_WORK/ffn_fold" bench/ffn_fold.cu &&
-    timeout "$LIMIT" "$BENCH_WORK/ffn_fold" "${FFN_FOLD_REPLAYS:-20}" >"$DEST/ffn_fold.json"
+stage_fold() {  # the forms as built, then with the down-after-loop switch
+  local flags suffix
+  for flags in "" "$DAL_FLAG"; do
+    suffix="${flags:+_dal}"
+    nvcc -std=c++17 -O3 -arch=sm_90 ${flags:+"$flags"} -o "$BENCH_WORK/ffn_fold$suffix" bench/ffn_fold.cu &&
+      timeout "$LIMIT" "$BENCH_WORK/ffn_fold$suffix" "${FFN_FOLD_REPLAYS:-20}" >"$DEST/ffn_fold$suffix.json" ||
+      return 1
+  done
 }
 
-stage_sweep() {
+stage_sweep() {  # as built, then with the down-after-loop switch
   LANEC_SWEEP_BIN="$BENCH_WORK/kernel_sweep" timeout "$LIMIT" bash scripts/kernel_sweep.sh --only ffn \
-    >"$DEST/sweep_ffn.txt" 2>&1
+    >"$DEST/sweep_ffn.txt" 2>&1 &&
+    LANEC_SWEEP_FLAGS="$DAL_FLAG" LANEC_SWEEP_BIN="$BENCH_WORK/kernel_sweep_dal" timeout "$LIMIT" \
+      bash scripts/kernel_sweep.sh --only ffn >"$DEST/sweep_ffn_dal.txt" 2>&1
 }
 
 stage_variants() {
@@ -62,6 +75,6 @@ for s in "${stages[@]}"; do
   "stage_$s" || { echo "ffn_forms: stage $s failed (rc $?)"; status=1; }
   echo "$s took $((SECONDS - start)) s"
 done
-for f in "$DEST"/ffn_fold.json "$DEST"/variants_ffn_*.md; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done
-[[ -f $DEST/sweep_ffn.txt ]] && tail -n 3 "$DEST/sweep_ffn.txt"
+for f in "$DEST"/ffn_fold*.json "$DEST"/variants_ffn_*.md; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done
+for f in "$DEST"/sweep_ffn*.txt; do [[ -f $f ]] && { echo "--- $f"; tail -n 3 "$f"; }; done
 exit "$status"
