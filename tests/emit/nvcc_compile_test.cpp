@@ -69,8 +69,8 @@ void check_compiles(const std::string& name, const std::string& code) {
 
 
 // The sm_90 PTX of these kernel instantiations (each a `(void*)kernel<...>`
-// entry of one array in a fresh translation unit).
-std::string kernels_ptx(const std::vector<std::string>& kernels) {
+// entry of one array in a fresh translation unit), built with `flags`.
+std::string kernels_ptx(const std::vector<std::string>& kernels, const std::string& flags = "") {
   const std::string nvcc = find_nvcc();
   REQUIRE_FALSE(nvcc.empty());
   const std::string dir = scratch_dir();
@@ -79,7 +79,7 @@ std::string kernels_ptx(const std::vector<std::string>& kernels) {
   for (const std::string& k : kernels) cu << "  (void*)" << k << ",\n";
   cu << "};\n";
   cu.close();
-  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx -I" + std::string(LANEC_SOURCE_DIR) + " " + dir +
+  const Run r = run(nvcc + " -std=c++17 -O3 -arch=sm_90 --ptx " + flags + " -I" + std::string(LANEC_SOURCE_DIR) + " " + dir +
                         "/kernels.cu -o " + dir + "/kernels.ptx",
                     dir + "/log.txt");
   INFO(r.output.substr(0, 4000));
@@ -315,6 +315,26 @@ TEST_CASE("the fused FFN kernel with two gate/up trips ahead loads one more weig
     CHECK(count_of(before[i], "st.global") + count_of(before[i], "red.global") == 0);
   }
   CHECK(count_of(before[1], "ld.global.nc.L1::no_allocate") == count_of(before[0], "ld.global.nc.L1::no_allocate") + 4);
+}
+
+TEST_CASE("the fused FFN kernel with LANEC_FFN_DOWN_AFTER_LOOP loads a down group between its wait and its barriers",
+          "[.][emit-nvcc]") {
+  // kernels/ffn.cuh kFfnDownAfterLoop (bench/ffn_forms.sh dal): 8B's form
+  // (no preload) loads its first down group's 8 pieces and scales after the
+  // gate/up loop, before the first barrier, instead of after the barriers.
+  const std::vector<std::string> kernels = {"ffn_kernel<2, 16, 1, false>"};
+  int loads[2] = {0, 0};
+  const std::string flags[2] = {"", "-DLANEC_FFN_DOWN_AFTER_LOOP=1"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string entry = ptx_entry(kernels_ptx(kernels, flags[i]), {"10ffn_kernelILi2ELi16ELi1ELb0E"});
+    REQUIRE_FALSE(entry.empty());
+    const size_t wait = entry.find("griddepcontrol.wait");
+    const size_t barrier = entry.find("bar.sync", wait);
+    REQUIRE(wait != std::string::npos);
+    REQUIRE(barrier != std::string::npos);
+    loads[i] = count_of(entry.substr(wait, barrier - wait), "ld.global.nc.L1::no_allocate");
+  }
+  CHECK(loads[1] >= loads[0] + 9);
 }
 
 TEST_CASE("the early-trigger kernels let the next launch start before their wait, the others after it",
