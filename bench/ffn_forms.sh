@@ -61,9 +61,11 @@ stage_variants() {
   local p
   for p in $PRESETS; do
     OUT="$DEST/$p" VARIANTS="${FORMS[$p]}" VARIANTS_REPEATS="${VARIANTS_REPEATS:-3}" \
-      timeout "$LIMIT" bash bench/variants.sh "$p" >/dev/null 2>&1
+      timeout "$LIMIT" bash bench/variants.sh "$p" >"$DEST/variants_ffn_$p.log" 2>&1
     [[ -f $DEST/$p/variants.md ]] && mv "$DEST/$p/variants.md" "$DEST/variants_ffn_$p.md" && rmdir "$DEST/$p"
-    rm -f "$BENCH_WORK/${p}__"*  # the programs; the model stays for the next call's stages
+    # The programs go (the model stays for the next stages); their build logs join the table's.
+    cat "$BENCH_WORK/${p}__"*.log >>"$DEST/variants_ffn_$p.log" 2>/dev/null
+    rm -f "$BENCH_WORK/${p}__"*
   done
 }
 
