@@ -3,7 +3,7 @@
 # The forms of the fused FFN launch (kernels/ffn.cuh) timed in one GPU call,
 # after lanec is built (scripts/gpu_check.sh build):
 #   bash bench/ffn_forms.sh [STAGE ...]    (default: fold variants)
-# Stages (fold and sweep run twice: as built, and with -DLANEC_FFN_DOWN_AFTER_LOOP=1, *_dal):
+# Stages (fold and sweep run twice: as built, and with -DLANEC_FFN_DOWN_AFTER_LOOP=0, *_inloop):
 #   fold      bench/ffn_fold.cu: every form against the chain, a layer alone (ffn_fold.json)
 #   sweep     the kernel sweep's ffn family against its references (sweep_ffn.txt)
 #   variants  bench/variants.sh on each Qwen3 shape: the planned form against
@@ -27,34 +27,35 @@ stages=("$@")
 # launch_ffn template arguments CHUNKS/WARPS/MINBLOCKS/PRELOAD/AHEAD/SPLIT.
 # 16 warps take an SM's whole register file (one block an SM); 8 warps with
 # MINBLOCKS 2 fit two, so 192 blocks run as one wave: 0.6B split in two,
-# 1.7B at one block of 32 a thread block, 8B at two; 8B's c3 is one wave of
-# 128 blocks of 16 warps. trig: the attention's norm after the ffn launch
-# triggering early (rule early_trigger measured it only after GEMVs). dal:
-# the kernel switch that loads the next down group after the gate/up loop.
-DAL_FLAG="-DLANEC_FFN_DOWN_AFTER_LOOP=1"
-DAL="dal=$DAL_FLAG"
+# 1.7B at one block of 32 a thread block, 8B at two; 8B's planned 3 is one
+# wave of 128 blocks of 16 warps, its c2 two. trig: the attention's norm after the ffn launch
+# triggering early (rule early_trigger measured it only after GEMVs).
+# inloop: the kernel switch off that loads 1.7B's second down chunk after
+# the gate/up loop (on by default).
+INLOOP_FLAG="-DLANEC_FFN_DOWN_AFTER_LOOP=0"
+INLOOP="inloop=$INLOOP_FLAG"
 declare -A FORMS=(
-  [qwen3-0.6b]="base= a2=ffnahead:2 s2=ffnsplit:2 w8s2=ffnform:1/8/2/true/1/2 $DAL"
-  [qwen3-1.7b]="base= a2=ffnahead:2 w8c1=ffnform:1/8/2/true/1/1 w8s2=ffnform:2/8/2/false/1/2 $DAL"
-  [qwen3-8b]="base= c3=ffn:3 w8=ffnform:2/8/2/false/1/1 a2=ffnahead:2 trig=trigger:rms_norm_attn_norm $DAL"
+  [qwen3-0.6b]="base= a2=ffnahead:2 s2=ffnsplit:2 w8s2=ffnform:1/8/2/true/1/2 $INLOOP"
+  [qwen3-1.7b]="base= a2=ffnahead:2 w8c1=ffnform:1/8/2/true/1/1 w8s2=ffnform:2/8/2/false/1/2 $INLOOP"
+  [qwen3-8b]="base= c2=ffn:2 w8=ffnform:2/8/2/false/1/1 a2=ffnahead:2 trig=trigger:rms_norm_attn_norm $INLOOP"
 )
 PRESETS="${FFN_FORMS_PRESETS:-qwen3-0.6b qwen3-1.7b qwen3-8b}"
 
-stage_fold() {  # the forms as built, then with the down-after-loop switch
+stage_fold() {  # the forms as built, then with the down-after-loop switch off
   local flags suffix
-  for flags in "" "$DAL_FLAG"; do
-    suffix="${flags:+_dal}"
+  for flags in "" "$INLOOP_FLAG"; do
+    suffix="${flags:+_inloop}"
     nvcc -std=c++17 -O3 -arch=sm_90 ${flags:+"$flags"} -o "$BENCH_WORK/ffn_fold$suffix" bench/ffn_fold.cu &&
       timeout "$LIMIT" "$BENCH_WORK/ffn_fold$suffix" "${FFN_FOLD_REPLAYS:-20}" >"$DEST/ffn_fold$suffix.json" ||
       return 1
   done
 }
 
-stage_sweep() {  # as built, then with the down-after-loop switch
+stage_sweep() {  # as built, then with the down-after-loop switch off
   LANEC_SWEEP_BIN="$BENCH_WORK/kernel_sweep" timeout "$LIMIT" bash scripts/kernel_sweep.sh --only ffn \
     >"$DEST/sweep_ffn.txt" 2>&1 &&
-    LANEC_SWEEP_FLAGS="$DAL_FLAG" LANEC_SWEEP_BIN="$BENCH_WORK/kernel_sweep_dal" timeout "$LIMIT" \
-      bash scripts/kernel_sweep.sh --only ffn >"$DEST/sweep_ffn_dal.txt" 2>&1
+    LANEC_SWEEP_FLAGS="$INLOOP_FLAG" LANEC_SWEEP_BIN="$BENCH_WORK/kernel_sweep_inloop" timeout "$LIMIT" \
+      bash scripts/kernel_sweep.sh --only ffn >"$DEST/sweep_ffn_inloop.txt" 2>&1
 }
 
 stage_variants() {

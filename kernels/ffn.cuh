@@ -83,16 +83,16 @@ struct FfnParams {
   int ffn;             // a multiple of 32 x Chunks
 };
 
-// Whether each thread loads its first down-weight group that is not already
-// in registers (the first, or with PreloadDown the next in the down loop's
-// order) right after its gate/up loop, before the sums' reductions and the
-// SwiGLU's barriers, instead of in the down loop after them: the load's
-// latency then overlaps those steps, where the gate/up loop's registers are
-// free (ptxas for sm_90: 0.6B's and 1.7B's forms stay at 128 registers, 8B's
-// goes from 111 to 128 with 16 bytes spilled). Off by default until timed
-// (bench/ffn_forms.sh); -DLANEC_FFN_DOWN_AFTER_LOOP=1 turns it on.
+// Whether, with PreloadDown and more than one intermediate block, each
+// thread loads its first group's second down-weight chunk right after its
+// gate/up loop, before the sums' reductions and the SwiGLU's barriers,
+// instead of in the down loop after them: the load's latency then overlaps
+// those steps (1.7B +0.6 % a token, twice, on an H100; h100-2026-12-07j).
+// The same for the first group without PreloadDown (8B) measured -0.2 %,
+// so that form keeps its loads in the down loop. -DLANEC_FFN_DOWN_AFTER_LOOP=0
+// turns it off, to time it again.
 #ifndef LANEC_FFN_DOWN_AFTER_LOOP
-#define LANEC_FFN_DOWN_AFTER_LOOP 0
+#define LANEC_FFN_DOWN_AFTER_LOOP 1
 #endif
 constexpr bool kFfnDownAfterLoop = LANEC_FFN_DOWN_AFTER_LOOP != 0;
 
@@ -168,7 +168,7 @@ __device__ __forceinline__ void add_to_output(float* y, int group, const float (
 // intermediate block's SwiGLU and int8 words each, into shared memory. Down:
 // thread t takes row groups t, t + threads, ...; its first group's weights
 // load before the wait, with the first gate/up chunks (PreloadDown), and
-// with LANEC_FFN_DOWN_AFTER_LOOP the next after its gate/up loop. Ahead: the gate/up
+// its second chunk after its gate/up loop (kFfnDownAfterLoop). Ahead: the gate/up
 // trips a lane loads before the wait (1, or 2: at hidden 1024 every chunk,
 // so no weight load is left between the wait and the SwiGLU); the sums
 // are the same either way. Split 2: a cluster of two blocks shares the
@@ -220,13 +220,11 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
   ffn_detail::DownGroup down0{};
   if (PreloadDown && group0 < groups) down0 = ffn_detail::load_down(p, j0, group0);
   pdl_wait();
-  // The down loop's item loaded after the gate/up loop (kFfnDownAfterLoop):
-  // its first, or with PreloadDown its second (the next chunk of the first
-  // group, or the first chunk of the next group), where this thread has it.
+  // The down loop's second item, the first group's next chunk, loaded after
+  // the gate/up loop (kFfnDownAfterLoop) where this thread has a group.
   constexpr int kThreads = Warps * kWarpSize;
-  const int late_group = PreloadDown && Chunks == 1 ? group0 + kThreads : group0;
-  const int late_chunk = PreloadDown && Chunks > 1 ? 1 : 0;
-  const bool has_late = kFfnDownAfterLoop && late_group < groups;
+  constexpr bool kLate = kFfnDownAfterLoop && PreloadDown && Chunks > 1;
+  const bool has_late = kLate && group0 < groups;
 
   // Gate and up sums.
   float acc[kRows];
@@ -249,7 +247,7 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
       acc[r] += gemv_detail::dot_chunk<F, A>(gemv_detail::load_w<F>(row_ptr[r], scale_ptr[r], c), x);
   }
   ffn_detail::DownGroup down_late{};
-  if (has_late) down_late = ffn_detail::load_down(p, j0 + late_chunk, late_group);
+  if (has_late) down_late = ffn_detail::load_down(p, j0 + 1, group0);
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
   if constexpr (Split > 1) cluster_wait();  // the peer has started: its shared memory may be written
@@ -295,7 +293,7 @@ __global__ void __launch_bounds__(Warps* kWarpSize, MinBlocks) ffn_kernel(const 
 #pragma unroll
     for (int c = 0; c < Chunks; ++c) {
       const bool early = PreloadDown && c == 0 && group == group0;
-      const bool late = has_late && c == late_chunk && group == late_group;
+      const bool late = has_late && c == 1 && group == group0;
       const ffn_detail::DownGroup g = early ? down0 : late ? down_late : ffn_detail::load_down(p, j0 + c, group);
       ffn_detail::add_down_terms(g, s_act[c], out);
     }

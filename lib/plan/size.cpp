@@ -608,9 +608,16 @@ int attention_heads_per_block(int64_t gqa, int64_t head_dim) {
 
 FfnShape choose_ffn_shape(int64_t hidden, int64_t ffn, int sms) {
   FfnShape shape;
-  const bool two_fit = ffn % (2 * kQ8Block) == 0 &&
-                       static_cast<double>(ffn / (2 * kQ8Block)) >= kFfnTwoChunkBlocksPerSm * sms;
-  shape.chunks = two_fit ? 2 : 1;
+  int64_t best_waves = 0;
+  for (int chunks = 1; chunks <= kFfnMaxChunks; ++chunks) {
+    if (ffn % (chunks * kQ8Block) != 0) continue;
+    const int64_t blocks = ffn / (chunks * kQ8Block);
+    const int64_t waves = (blocks + sms - 1) / sms;  // knobs: sms >= 1
+    if (best_waves == 0 || waves < best_waves) {
+      best_waves = waves;
+      shape.chunks = chunks;
+    }
+  }
   shape.preload_down = hidden / 4 <= static_cast<int64_t>(shape.warps) * 32;
   return shape;
 }

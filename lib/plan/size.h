@@ -90,11 +90,15 @@ constexpr int kShortContextHeadsPerBlock = 1;
 // Blocks of the argmax kernel: min(sms, ceil(n_vocab / 1024)), at least 1.
 int choose_argmax_blocks(int64_t n_vocab, int sms);
 // The fused FFN launch's block shape (kernels/ffn.cuh), from the measured
-// shapes (bench/ffn_fold.cu, docs/performance.md): 16 warps a block; two
-// intermediate blocks of 32 a thread block where that still gives at
-// least kFfnTwoChunkBlocksPerSm blocks an SM (1.7B, 8B), else one (0.6B);
-// the first down-weight group loaded before the wait where each thread
-// has one group (hidden <= 4 x 512: 0.6B, 1.7B; on 8B it cost registers).
+// shapes (bench/ffn_fold.cu, bench/ffn_forms.sh, docs/performance.md): 16
+// warps a block, which holds an SM's registers, so the grid runs in
+// ceil(blocks / sms) waves; the intermediate blocks of 32 a thread block
+// (1 to kFfnMaxChunks, dividing ffn) that give the fewest waves, the fewest
+// chunks among those (0.6B 1, 1.7B 2, 8B 3: one wave each on 132 SMs; 8B's
+// 3 measured +0.5 % over 2); the first down-weight group loaded before the
+// wait where each thread has one group (hidden <= 4 x 512: 0.6B, 1.7B; on
+// 8B it cost registers). 8 warps at two blocks an SM, clusters of two and
+// two trips ahead measured slower (h100-2026-12-07j).
 struct FfnShape {
   int chunks = 1;
   int warps = 16;
@@ -103,7 +107,7 @@ struct FfnShape {
   int ahead = 1;
   int split = 1;
 };
-constexpr double kFfnTwoChunkBlocksPerSm = 0.7;
+constexpr int kFfnMaxChunks = 3;
 FfnShape choose_ffn_shape(int64_t hidden, int64_t ffn, int sms);
 // Static shared memory of one attention block (kernels/attention.cuh).
 int64_t attention_smem_bytes(int64_t head_dim, int64_t heads_per_block);

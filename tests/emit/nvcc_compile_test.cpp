@@ -317,16 +317,17 @@ TEST_CASE("the fused FFN kernel with two gate/up trips ahead loads one more weig
   CHECK(count_of(before[1], "ld.global.nc.L1::no_allocate") == count_of(before[0], "ld.global.nc.L1::no_allocate") + 4);
 }
 
-TEST_CASE("the fused FFN kernel with LANEC_FFN_DOWN_AFTER_LOOP loads a down group between its wait and its barriers",
+TEST_CASE("the fused FFN kernel loads 1.7B's second down chunk between its wait and its barriers",
           "[.][emit-nvcc]") {
-  // kernels/ffn.cuh kFfnDownAfterLoop (bench/ffn_forms.sh dal): 8B's form
-  // (no preload) loads its first down group's 8 pieces and scales after the
-  // gate/up loop, before the first barrier, instead of after the barriers.
-  const std::vector<std::string> kernels = {"ffn_kernel<2, 16, 1, false>"};
+  // kernels/ffn.cuh kFfnDownAfterLoop: with two intermediate blocks and the
+  // first down group preloaded (1.7B's form) the group's second chunk (8
+  // pieces and scales) loads after the gate/up loop, before the first
+  // barrier; with -DLANEC_FFN_DOWN_AFTER_LOOP=0 after the barriers.
+  const std::vector<std::string> kernels = {"ffn_kernel<2, 16, 1, true>"};
   int loads[2] = {0, 0};
-  const std::string flags[2] = {"", "-DLANEC_FFN_DOWN_AFTER_LOOP=1"};
+  const std::string flags[2] = {"-DLANEC_FFN_DOWN_AFTER_LOOP=0", ""};
   for (int i = 0; i < 2; ++i) {
-    const std::string entry = ptx_entry(kernels_ptx(kernels, flags[i]), {"10ffn_kernelILi2ELi16ELi1ELb0E"});
+    const std::string entry = ptx_entry(kernels_ptx(kernels, flags[i]), {"10ffn_kernelILi2ELi16ELi1ELb1E"});
     REQUIRE_FALSE(entry.empty());
     const size_t wait = entry.find("griddepcontrol.wait");
     const size_t barrier = entry.find("bar.sync", wait);

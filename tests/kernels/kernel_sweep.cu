@@ -959,6 +959,7 @@ void sweep_ffn() {
   sweep_ffn_case<1, 16, true>(1024, 3072);   // Qwen3-0.6B
   sweep_ffn_case<2, 16, true>(2048, 6144);   // Qwen3-1.7B
   sweep_ffn_case<2, 16, false>(4096, 1024);  // 8B's hidden width, fewer intermediate blocks
+  sweep_ffn_case<3, 16, false>(4096, 3072);  // ... three blocks of 32 a thread block (8B's form)
   sweep_ffn_case<1, 8, false>(96, 64);       // lanes past the row's chunks, groups past the threads
   sweep_ffn_case<1, 16, true, 2>(1024, 3072);   // two gate/up trips ahead: all of 0.6B's chunks
   sweep_ffn_case<2, 16, false, 2>(2048, 6144);  // two ahead, two more in the loop

@@ -554,7 +554,7 @@ TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the c
   // 0.6B: 96 blocks of 32 (one a thread block); 1.7B and 8B: two a thread
   // block still give 0.7 blocks an SM; 8B's 1,024 row groups are two a thread.
   for (const Width& w : {Width{1024, 16, 3072, 1, true}, Width{2048, 16, 6144, 2, true},
-                         Width{4096, 32, 12288, 2, false}}) {
+                         Width{4096, 32, 12288, 3, false}}) {
     INFO(w.hidden);
     const Schedule s = plan_graph(test::decoder_graph(test::decoder_dims(w.hidden, w.n_head, w.ffn, 1, 151936)),
                                   test::test_knobs("f16", "two-pass-int8"), {})
@@ -606,7 +606,11 @@ TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the c
   split.knobs.chip.arch = "sm_89";
   CHECK_THROWS_WITH(verify_schedule(split), Catch::Contains("needs thread-block clusters (sm_90), not sm_89"));
   CHECK(choose_ffn_shape(1024, 3072, 132).chunks == 1);
-  CHECK(choose_ffn_shape(1024, 3072, 60).chunks == 2);  // 48 thread blocks fill 0.7 of 60 SMs
+  CHECK(choose_ffn_shape(1024, 3072, 60).chunks == 2);     // 48 thread blocks: one wave on 60 SMs
+  CHECK(choose_ffn_shape(2048, 6144, 132).chunks == 2);    // 96 blocks; 3 (64) is one wave too: fewer chunks
+  CHECK(choose_ffn_shape(4096, 12288, 132).chunks == 3);   // 128 blocks, where 2 gives 192 (two waves)
+  CHECK(choose_ffn_shape(4096, 14336, 132).chunks == 2);   // 3 does not divide: 224 blocks, two waves
+  CHECK(choose_ffn_shape(64, 128, 1).chunks == 2);         // one SM: the fewest waves (2 of 4, 2, -)
   CHECK(choose_ffn_shape(2048, 6144, 132).preload_down);
   CHECK_FALSE(choose_ffn_shape(2052, 6144, 132).preload_down);
 }
