@@ -87,10 +87,10 @@ struct FfnParams {
 // thread loads its first group's second down-weight chunk right after its
 // gate/up loop, before the sums' reductions and the SwiGLU's barriers,
 // instead of in the down loop after them: the load's latency then overlaps
-// those steps (1.7B +0.6 % a token, twice, on an H100; h100-2026-12-07j).
-// The same for the first group without PreloadDown (8B) measured -0.2 %,
-// so that form keeps its loads in the down loop. -DLANEC_FFN_DOWN_AFTER_LOOP=0
-// turns it off, to time it again.
+// those steps (1.7B +0.1 to +0.6 % a token in three calls on an H100,
+// h100-2026-12-07j). The same for the first group without PreloadDown (8B)
+// measured -0.2 %, so that form keeps its loads in the down loop.
+// -DLANEC_FFN_DOWN_AFTER_LOOP=0 turns it off, to time it again.
 #ifndef LANEC_FFN_DOWN_AFTER_LOOP
 #define LANEC_FFN_DOWN_AFTER_LOOP 1
 #endif
