@@ -325,9 +325,6 @@ class Sizer {
       f->chunks = shape.chunks;
       f->warps = shape.warps;
       f->preload_down = shape.preload_down;
-      f->min_blocks = shape.min_blocks;
-      f->ahead = shape.ahead;
-      f->split = shape.split;
     } else if (auto* am = std::get_if<ArgmaxLaunch>(&l.params)) {
       am->n_blocks = choose_argmax_blocks(am->n_vocab, knobs_.chip.sms);
       if (am->n_blocks > 1) {

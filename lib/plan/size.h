@@ -103,9 +103,8 @@ struct FfnShape {
   int chunks = 1;
   int warps = 16;
   bool preload_down = false;
-  int min_blocks = 1;  // the kernel's other forms (FfnLaunch), timed by bench/ffn_forms.sh
-  int ahead = 1;
-  int split = 1;
+  // The kernel's other arguments (FfnLaunch::min_blocks, ahead, split) keep
+  // their defaults: their forms measured slower (bench/ffn_forms.sh).
 };
 constexpr int kFfnMaxChunks = 3;
 FfnShape choose_ffn_shape(int64_t hidden, int64_t ffn, int sms);

@@ -100,22 +100,25 @@ inline std::string emit_load_ahead_sample(const std::vector<std::string>& held =
 
 // qwen3-tiny under the h200 knobs on a chip of one SM, where the logits
 // GEMV's 512 rows are 8 waves of the SM's warps and row_loop fires.
-inline std::string emit_row_loop_sample(const std::vector<std::string>& held = {}) {
+inline Planned plan_one_sm_sample(const std::vector<std::string>& held = {}) {
   lanec::Knobs knobs = lanec::load_knobs(knob_path("h200"));
   knobs.chip.sms = 1;
-  const Planned p = plan_sample_with("qwen3-tiny", knobs, held);
+  return plan_sample_with("qwen3-tiny", knobs, held);
+}
+inline std::string emit_one_sm(const Planned& p) {
   lanec::EmitOptions options;
   options.knob_file = "h200 on one SM";
   return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
 }
+inline std::string emit_row_loop_sample(const std::vector<std::string>& held = {}) {
+  return emit_one_sm(plan_one_sm_sample(held));
+}
 
 // The row-loop sample (qwen3-tiny on one SM, where ffn_fused fires) with
 // every ffn launch in another of the kernel's forms (FfnLaunch), verified
-// again: the forms the planner does not choose yet.
+// again: the forms the planner does not choose (measured slower).
 inline std::string emit_ffn_form_sample(int warps, int min_blocks, int ahead, int split) {
-  lanec::Knobs knobs = lanec::load_knobs(knob_path("h200"));
-  knobs.chip.sms = 1;
-  Planned p = plan_sample_with("qwen3-tiny", knobs);
+  Planned p = plan_one_sm_sample();
   for (lanec::Launch& l : p.result.schedule.launches) {
     if (auto* f = std::get_if<lanec::FfnLaunch>(&l.params)) {
       f->warps = warps;
@@ -125,9 +128,7 @@ inline std::string emit_ffn_form_sample(int warps, int min_blocks, int ahead, in
     }
   }
   lanec::verify_schedule(p.result.schedule);
-  lanec::EmitOptions options;
-  options.knob_file = "h200 on one SM";
-  return lanec::emit_program(p.result.schedule, p.result.graph, p.identity, options);
+  return emit_one_sm(p);
 }
 
 inline std::string emit_sample(const std::string& sample, const std::string& knobs) {
