@@ -7,7 +7,7 @@
 #   fold      bench/ffn_fold.cu: every form against the chain, a layer alone (ffn_fold.json)
 #   sweep     the kernel sweep's ffn family against its references (sweep_ffn.txt)
 #   variants  bench/variants.sh on each Qwen3 shape: the planned form against
-#             the forms the planner does not choose yet (variants_ffn_<preset>.md)
+#             the forms the planner does not choose (variants_ffn_<preset>.md)
 # Each stage step runs under a timeout (FFN_FORMS_TIMEOUT seconds, 240), so a call
 # cut short still returns what finished. Writes to $OUT (or /tmp/lanec-ffn-forms).
 # FFN_FORMS_PRESETS picks the shapes (default all three). Within a device

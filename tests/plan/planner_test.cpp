@@ -551,8 +551,10 @@ TEST_CASE("ffn_fused at Qwen3's widths: one launch a layer, its shape from the c
     int chunks;
     bool preload_down;
   };
-  // 0.6B: 96 blocks of 32 (one a thread block); 1.7B and 8B: two a thread
-  // block still give 0.7 blocks an SM; 8B's 1,024 row groups are two a thread.
+  // The fewest waves of one thread block an SM (132 SMs), the fewest blocks
+  // of 32 a thread block among equals: 0.6B one (96 thread blocks), 1.7B two
+  // (96), 8B three (128, where two gives 192); 8B's 1,024 row groups are two
+  // a thread, so its down group is not preloaded.
   for (const Width& w : {Width{1024, 16, 3072, 1, true}, Width{2048, 16, 6144, 2, true},
                          Width{4096, 32, 12288, 3, false}}) {
     INFO(w.hidden);
